@@ -1,0 +1,161 @@
+"""Settings, read from the environment (see README "Configuration").
+
+Embedded defaults need no server: an SQLite file and a filesystem Celery broker under ``var/``.
+Set DATABASE_URL and CELERY_BROKER_URL (or REDIS_URL) for PostgreSQL and Redis.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from gridalign.env import env_bool, env_int, env_list, env_str, parse_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("GRIDALIGN_VAR_DIR") or BASE_DIR / "var")
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = env_bool("DEBUG", False)
+
+
+def _secret_key() -> str:
+    key = env_str("SECRET_KEY")
+    if key:
+        if len(key) < 32:
+            raise ImproperlyConfigured("SECRET_KEY must be at least 32 characters long")
+        return key
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is required when DEBUG is off (set DEBUG=true for local use, "
+            "which generates one into var/secret_key)"
+        )
+    path = VAR_DIR / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "annotator",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "gridalign.urls"
+WSGI_APPLICATION = "gridalign.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+_DATABASE_URL = env_str("DATABASE_URL")
+DATABASES = {
+    "default": parse_database_url(_DATABASE_URL, base_dir=str(BASE_DIR))
+    if _DATABASE_URL
+    else {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": VAR_DIR / "gridalign.sqlite3",
+        "OPTIONS": {"timeout": 20},
+    }
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "frontend" / "static"]
+STATIC_ROOT = VAR_DIR / "staticfiles"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.BasicAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+}
+
+# --- Celery -------------------------------------------------------------------------------
+# Default: kombu's filesystem transport under var/ (no server). Redis when a URL is given.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or env_str("REDIS_URL") or "filesystem://"
+if not CELERY_BROKER_URL.startswith(("filesystem://", "redis://", "rediss://", "memory://")):
+    raise ImproperlyConfigured(
+        f"CELERY_BROKER_URL={CELERY_BROKER_URL!r}: use redis://host:port/db or filesystem://"
+    )
+_BROKER_DIR = VAR_DIR / "broker"
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    for sub in ("queue", "processed"):
+        (_BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_BROKER_DIR / "queue"),
+        "data_folder_out": str(_BROKER_DIR / "queue"),
+        "processed_folder": str(_BROKER_DIR / "processed"),
+        "store_processed": False,
+    }
+# Jobs report through the Job table, so no result backend is needed.
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = False  # a killed task must not loop; its job is failed instead
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# A running job whose heartbeat is older than this is declared dead (seconds).
+JOB_STALE_AFTER = env_int("JOB_STALE_AFTER", 120, minimum=5)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+}
+
+if not DEBUG:
+    SESSION_COOKIE_HTTPONLY = True
+    CSRF_COOKIE_HTTPONLY = False
+    SECURE_CONTENT_TYPE_NOSNIFF = True
+    X_FRAME_OPTIONS = "DENY"
