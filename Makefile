@@ -1,0 +1,47 @@
+# gridalign — the two commands of the quick start:
+#   make run    set everything up (venv, pinned requirements, database, demo project) and
+#               start the web server on $PORT (default 8000) with a Celery worker; Ctrl-C stops both
+#   make test   set up what the tests need and run the whole suite
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PORT   ?= 8000
+# Local use runs with DEBUG on (it generates var/secret_key); production sets SECRET_KEY instead.
+export DEBUG ?= true
+
+.PHONY: run test lint setup setup-dev migrate demo bench clean
+
+$(VENV)/.runtime: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+setup: $(VENV)/.runtime
+setup-dev: $(VENV)/.dev
+
+migrate: setup
+	$(PY) manage.py migrate --noinput
+
+demo: migrate
+	$(PY) manage.py setup_demo
+
+run: demo
+	$(PY) manage.py rundev --port $(PORT)
+
+test: setup-dev
+	$(PY) -m pytest
+
+lint: setup-dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+bench: setup-dev
+	$(PY) benchmarks/agreement.py
+	$(PY) benchmarks/aligner_quality.py
+
+clean:
+	rm -rf var .pytest_cache .ruff_cache .hypothesis
