@@ -1,0 +1,442 @@
+"""Readers and writers for the alignment file formats of SPEC §2.
+
+Every reader returns ``list[AlignedPair]`` with 0-based links (whatever base the file uses) and
+either succeeds completely or raises one ``FormatError`` naming the file, the 1-based line and
+the reason. Writers yield text chunks so an HTTP export can stream them.
+
+Formats (``FORMATS``): ``pharaoh``, ``naacl`` (links only: the sentences come from elsewhere),
+``giza-a3``, ``jsonl``, ``edinburgh`` (sentences and links), ``tsv``, ``parallel``, ``bitext``
+(sentences only: ``alignment=None``).
+
+Where pharaoh / naacl get their sentences, in ``read_pairs``:
+
+* ``source_text=`` and ``target_text=``: two files, one sentence per line (pair n = line n,
+  id ``str(n)``); or
+* ``source_text=`` alone: a text-pair file (tsv, bitext, jsonl, edinburgh or giza-a3; format
+  from ``text_format=``, its extension, or its first line), which also supplies ids, subcorpus
+  and metadata. NAACL pair ids are matched against those ids.
+
+``parse_pairs`` takes the same from memory: ``source_lines`` / ``target_lines`` (bytes, text or
+a list of lines) or ``text_pairs`` (already-read pairs).
+
+The ``parallel`` format is two files: ``read_pairs(src, "parallel", target_text=tgt)``,
+``parse_pairs(src_data, "parallel", target_lines=tgt_data)`` and
+``write_pairs(pairs, src, "parallel", target_text=tgt)``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from alignment_core.alignment import AlignedPair
+from alignment_core.formats import edinburgh, giza_a3, jsonl, naacl, pharaoh, textpairs
+from alignment_core.formats._io import PathLike, TextData, decode, read_path
+from alignment_core.formats.edinburgh import edinburgh_id_info
+from alignment_core.formats.errors import FormatError
+from alignment_core.formats.textpairs import format_sentences
+
+__all__ = [
+    "FORMATS",
+    "FormatError",
+    "FormatInfo",
+    "edinburgh_id_info",
+    "format_pairs",
+    "format_sentences",
+    "guess_format",
+    "parse_pairs",
+    "read_pairs",
+    "write_pairs",
+]
+
+Writer = Callable[[Iterable[AlignedPair]], Iterator[str]]
+
+
+@dataclass(frozen=True)
+class FormatInfo:
+    """What a format carries and how to name a file of it."""
+
+    name: str
+    description: str
+    carries_text: bool  # the file holds the sentences
+    carries_alignment: bool  # the file holds links
+    extension: str  # suggested extension for an export
+    media_type: str
+    writer: Writer | None  # None: "parallel", which writes two files (see write_pairs)
+
+    @property
+    def needs_text(self) -> bool:
+        """Reading it needs the sentences from elsewhere (pharaoh, naacl)."""
+        return not self.carries_text
+
+
+FORMATS: dict[str, FormatInfo] = {
+    f.name: f
+    for f in (
+        FormatInfo(
+            "pharaoh",
+            "one line of 0-based i-j / i?j links per pair",
+            False,
+            True,
+            ".pharaoh",
+            "text/plain",
+            pharaoh.format_pharaoh,
+        ),
+        FormatInfo(
+            "naacl",
+            "one 'pairid i j S|P' line per link, 1-based",
+            False,
+            True,
+            ".naacl",
+            "text/plain",
+            naacl.format_naacl,
+        ),
+        FormatInfo(
+            "giza-a3",
+            "GIZA++ A3 records, 1-based",
+            True,
+            True,
+            ".A3",
+            "text/plain",
+            giza_a3.format_giza_a3,
+        ),
+        FormatInfo(
+            "jsonl",
+            "one JSON object per pair, 0-based (lossless)",
+            True,
+            True,
+            ".jsonl",
+            "application/x-ndjson",
+            jsonl.format_jsonl,
+        ),
+        FormatInfo(
+            "edinburgh",
+            "Edinburgh++ JSON array, 0-based",
+            True,
+            True,
+            ".json",
+            "application/json",
+            edinburgh.format_edinburgh,
+        ),
+        FormatInfo(
+            "tsv",
+            "id<TAB>source<TAB>target (header honoured)",
+            True,
+            False,
+            ".tsv",
+            "text/tab-separated-values",
+            textpairs.format_tsv,
+        ),
+        FormatInfo(
+            "parallel",
+            "two files, one sentence per line",
+            True,
+            False,
+            ".txt",
+            "text/plain",
+            None,
+        ),
+        FormatInfo(
+            "bitext",
+            "'id ||| source ||| target' lines",
+            True,
+            False,
+            ".bitext",
+            "text/plain",
+            textpairs.format_bitext,
+        ),
+    )
+}
+
+_EXTENSIONS = (  # checked in order, on the lower-cased file name
+    (".jsonl", "jsonl"),
+    (".json", "edinburgh"),
+    (".align.txt", "giza-a3"),
+    (".a3", "giza-a3"),
+    (".tsv", "tsv"),
+    (".bitext", "bitext"),
+    (".pharaoh", "pharaoh"),
+    (".talp", "pharaoh"),
+    (".align", "pharaoh"),
+    (".naacl", "naacl"),
+    (".wa", "naacl"),
+)
+_GIZA_OUTPUT = re.compile(r"\.a3\.[^.]+$")  # GIZA's own names: corpus.A3.final, *.A3.5
+
+
+def guess_format(path: PathLike) -> str | None:
+    """The format a file name suggests, or None (extensions listed in ``_EXTENSIONS``)."""
+    name = Path(path).name.lower()
+    for suffix, fmt in _EXTENSIONS:
+        if name.endswith(suffix):
+            return fmt
+    return "giza-a3" if _GIZA_OUTPUT.search(name) else None
+
+
+def _info(fmt: str) -> FormatInfo:
+    try:
+        return FORMATS[fmt]
+    except KeyError:
+        raise FormatError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}") from None
+
+
+# -- reading --------------------------------------------------------------------------------
+
+
+def parse_pairs(
+    data: TextData,
+    fmt: str,
+    *,
+    name: str = "<input>",
+    encoding: str = "utf-8",
+    source_lines: TextData | None = None,
+    target_lines: TextData | None = None,
+    source_name: str = "<source>",
+    target_name: str = "<target>",
+    text_pairs: Sequence[AlignedPair] | None = None,
+    text_name: str = "<text>",
+    sure_data: TextData | None = None,
+    sure_name: str = "<sure>",
+    subcorpus: str | None = None,
+) -> list[AlignedPair]:
+    """Parse pairs held in memory (bytes are decoded with ``encoding``); links are 0-based.
+
+    ``name`` (and ``source_name``, ...) are what error messages call each input. pharaoh and
+    naacl need ``source_lines`` + ``target_lines`` or ``text_pairs``; ``parallel`` takes its
+    target side as ``target_lines``; ``sure_data`` is the Edinburgh sure-only file. Pairs
+    without a subcorpus get ``subcorpus``.
+    """
+    info = _info(fmt)
+    text = decode(data, encoding=encoding, name=name)
+    if sure_data is not None and fmt != "edinburgh":
+        raise FormatError(f"a separate sure-links file only applies to edinburgh, not {fmt}")
+    if fmt == "parallel":
+        if target_lines is None or source_lines is not None or text_pairs is not None:
+            raise FormatError("parallel needs exactly one target file besides the source file")
+        target = decode(target_lines, encoding=encoding, name=target_name)
+        pairs = textpairs.parse_parallel(text, name, target, target_name)
+    elif info.needs_text:
+        if text_pairs is None:
+            if source_lines is None or target_lines is None:
+                raise FormatError(
+                    f"{fmt} files carry no sentences: pass --source-text and --target-text "
+                    "(one sentence per line), or --source-text with a tsv/bitext/jsonl file",
+                    file=name,
+                )
+            text_pairs = textpairs.parse_parallel(
+                decode(source_lines, encoding=encoding, name=source_name),
+                source_name,
+                decode(target_lines, encoding=encoding, name=target_name),
+                target_name,
+            )
+            text_name = f"{source_name} + {target_name}"
+        elif source_lines is not None or target_lines is not None:
+            raise FormatError("pass either text_pairs or source_lines/target_lines, not both")
+        parse = pharaoh.parse if fmt == "pharaoh" else naacl.parse
+        pairs = parse(text, name, text_pairs, text_name)
+    else:
+        if source_lines is not None or target_lines is not None or text_pairs is not None:
+            raise FormatError(f"{fmt} files carry their own sentences: drop the text files")
+        if fmt == "edinburgh":
+            sure = (
+                None if sure_data is None else decode(sure_data, encoding=encoding, name=sure_name)
+            )
+            pairs = edinburgh.parse(text, name, sure, sure_name)
+        else:
+            pairs = {
+                "giza-a3": giza_a3.parse,
+                "jsonl": jsonl.parse,
+                "tsv": textpairs.parse_tsv,
+                "bitext": textpairs.parse_bitext,
+            }[fmt](text, name)
+    if subcorpus:
+        for pair in pairs:
+            if not pair.subcorpus:
+                pair.subcorpus = subcorpus
+    return pairs
+
+
+def read_pairs(
+    path: PathLike,
+    fmt: str | None = None,
+    *,
+    encoding: str = "utf-8",
+    source_text: PathLike | None = None,
+    target_text: PathLike | None = None,
+    sure_path: PathLike | None = None,
+    subcorpus: str | None = None,
+    text_format: str | None = None,
+) -> list[AlignedPair]:
+    """Read a whole file of pairs (links 0-based). ``fmt=None`` guesses from the extension.
+
+    pharaoh / naacl: ``source_text`` + ``target_text`` (one sentence per line each) or
+    ``source_text`` alone as a text-pair file (``text_format`` or guessed). parallel:
+    ``path`` is the source side and ``target_text`` the target side. edinburgh: ``sure_path``
+    is the sure-only file when ``path`` is the sure+possible file.
+    """
+    name = str(path)
+    if fmt is None:
+        fmt = guess_format(path)
+        if fmt is None:
+            raise FormatError(
+                f"cannot tell the format from the file name; pass --from ({', '.join(FORMATS)})",
+                file=name,
+            )
+    info = _info(fmt)
+    kwargs: dict = {}
+    if info.needs_text and source_text is not None and target_text is None:
+        text_fmt = text_format or guess_format(source_text) or _sniff_text_format(source_text)
+        if not _info(text_fmt).carries_text or text_fmt == "parallel":
+            raise FormatError(
+                f"a {text_fmt} file cannot supply sentences; pass --target-text as well",
+                file=str(source_text),
+            )
+        kwargs["text_pairs"] = read_pairs(source_text, text_fmt, encoding=encoding)
+        kwargs["text_name"] = str(source_text)
+    else:
+        if source_text is not None:
+            kwargs["source_lines"] = read_path(source_text, encoding=encoding)
+            kwargs["source_name"] = str(source_text)
+        if target_text is not None:
+            kwargs["target_lines"] = read_path(target_text, encoding=encoding)
+            kwargs["target_name"] = str(target_text)
+    if sure_path is not None:
+        kwargs["sure_data"] = read_path(sure_path, encoding=encoding)
+        kwargs["sure_name"] = str(sure_path)
+    text = read_path(path, encoding=encoding)
+    return parse_pairs(text, fmt, name=name, subcorpus=subcorpus, **kwargs)
+
+
+def _sniff_text_format(path: PathLike) -> str:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(65536)
+    except OSError as exc:
+        raise FormatError(f"cannot read file: {exc.strerror or exc}", file=str(path)) from None
+    first = next((ln for ln in head.split(b"\n") if ln.strip()), b"")
+    if b"|||" in first:
+        return "bitext"
+    if b"\t" in first:
+        return "tsv"
+    raise FormatError(
+        "cannot tell the format of this text file; pass --text-format (tsv, bitext, jsonl, ...)",
+        file=str(path),
+    )
+
+
+# -- writing --------------------------------------------------------------------------------
+
+
+def format_pairs(pairs: Iterable[AlignedPair], fmt: str) -> Iterator[str]:
+    """Text chunks (one per pair, plus any header/footer) of ``pairs`` written as ``fmt``.
+
+    ``parallel`` writes two files: use ``format_sentences(pairs, "source" | "target")``.
+    A pair a format cannot represent raises FormatError while iterating.
+    """
+    writer = _info(fmt).writer
+    if writer is None:
+        raise FormatError(
+            'parallel text is two files: use format_sentences(pairs, "source"|"target") '
+            "or write_pairs(..., target_text=...)"
+        )
+    return _named_errors(writer(pairs), "<output>")
+
+
+def _named_errors(chunks: Iterator[str], name: str) -> Iterator[str]:
+    try:
+        yield from chunks
+    except FormatError as exc:
+        if exc.file is not None:
+            raise
+        raise FormatError(exc.reason, file=name, line=exc.line) from None
+
+
+def write_pairs(
+    pairs: Iterable[AlignedPair],
+    path_or_textio: PathLike | TextIO,
+    fmt: str,
+    *,
+    source_text: PathLike | TextIO | None = None,
+    target_text: PathLike | TextIO | None = None,
+) -> None:
+    """Write ``pairs`` as ``fmt`` (UTF-8, ``\\n`` line ends) in one pass.
+
+    ``source_text`` / ``target_text``: also write the sentences, one per line (useful beside
+    pharaoh / naacl, whose files hold no text). For ``parallel``, ``path_or_textio`` is the
+    source side and ``target_text`` is required. Paths are written to a temporary file and
+    renamed at the end, so a failed write leaves no half-written file behind.
+    """
+    info = _info(fmt)
+    if fmt == "parallel":
+        if target_text is None or source_text is not None:
+            raise FormatError("parallel output needs the target file (target_text=) only")
+        source_text, path_or_textio = path_or_textio, None  # type: ignore[assignment]
+    elif (source_text is None) != (target_text is None):
+        raise FormatError("pass both source_text and target_text, or neither")
+    outputs = _Outputs()
+    try:
+        main = outputs.open(path_or_textio) if path_or_textio is not None else None
+        sides = [
+            (outputs.open(dest), side)
+            for dest, side in ((source_text, "source"), (target_text, "target"))
+            if dest is not None
+        ]
+
+        def with_sentences(items: Iterable[AlignedPair]) -> Iterator[AlignedPair]:
+            for pair in items:
+                for fh, side in sides:
+                    fh.writelines(format_sentences((pair,), side))
+                yield pair
+
+        stream = with_sentences(pairs)
+        if main is None:
+            for _ in stream:
+                pass
+        else:
+            assert info.writer is not None
+            main.writelines(info.writer(stream))
+    except FormatError as exc:
+        outputs.abort()
+        if exc.file is not None:
+            raise
+        raise FormatError(exc.reason, file=outputs.first_name, line=exc.line) from None
+    except BaseException:
+        outputs.abort()
+        raise
+    outputs.commit()
+
+
+class _Outputs:
+    """Files being written: a path goes to ``.name.tmp-PID`` until ``commit`` renames it."""
+
+    def __init__(self) -> None:
+        self._files: list[tuple[TextIO, Path, Path]] = []
+        self.first_name = "<output>"
+
+    def open(self, dest: PathLike | TextIO) -> TextIO:
+        if hasattr(dest, "write"):
+            return dest  # type: ignore[return-value]
+        final = Path(dest)  # type: ignore[arg-type]
+        if not self._files:
+            self.first_name = str(final)
+        tmp = final.with_name(f".{final.name}.tmp-{os.getpid()}")
+        try:
+            fh = open(tmp, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+        except OSError as exc:
+            raise FormatError(f"cannot write: {exc.strerror or exc}", file=str(final)) from None
+        self._files.append((fh, tmp, final))
+        return fh
+
+    def commit(self) -> None:
+        for fh, tmp, final in self._files:
+            fh.close()
+            os.replace(tmp, final)
+
+    def abort(self) -> None:
+        for fh, tmp, _ in self._files:
+            fh.close()
+            tmp.unlink(missing_ok=True)

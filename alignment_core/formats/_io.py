@@ -1,0 +1,185 @@
+"""Helpers every reader and writer shares: decoding, line splitting, link sets, pair checks.
+
+SPEC §2: real files are dirty. Readers tolerate byte-order marks anywhere (U+FEFF is removed
+from the whole text before anything else), CRLF line ends and trailing whitespace; they are
+strict about everything that changes meaning, and every rejection is a ``FormatError`` naming
+the file, the 1-based line and the reason.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from alignment_core.alignment import AlignedPair, Alignment, AlignmentError, Link
+from alignment_core.formats.errors import FormatError
+
+BOM = "\ufeff"
+
+# What a caller may hand a parser: raw bytes (decoded here), text, or a list of lines.
+TextData = str | bytes | Sequence[str]
+PathLike = str | os.PathLike[str]
+
+
+def decode(data: TextData, *, encoding: str, name: str) -> str:
+    """Bytes → text in ``encoding`` with every U+FEFF removed (BOMs at the start or mid-line).
+
+    An undecodable byte is a FormatError naming the line it sits on and suggesting --encoding.
+    """
+    if isinstance(data, bytes):
+        try:
+            text = data.decode(encoding)
+        except LookupError:
+            raise FormatError(f"unknown encoding {encoding!r}", file=name) from None
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            bad = data[exc.start : exc.end].hex(" ")
+            raise FormatError(
+                f"byte(s) {bad} are not valid {encoding}; if the file uses another encoding, "
+                "pass it with --encoding (e.g. --encoding latin-1)",
+                file=name,
+                line=line,
+            ) from None
+    elif isinstance(data, str):
+        text = data
+    else:
+        text = "\n".join(data)
+    return text.replace(BOM, "") if BOM in text else text
+
+
+def read_path(path: PathLike, *, encoding: str) -> str:
+    """Read and decode a whole file (see ``decode``)."""
+    name = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise FormatError(f"cannot read file: {exc.strerror or exc}", file=name) from None
+    return decode(data, encoding=encoding, name=name)
+
+
+def split_lines(text: str) -> list[str]:
+    """Physical lines with line ends and trailing whitespace removed; item k is line k + 1.
+
+    Only ``\\n`` ends a line (``\\r\\n`` too): ``str.splitlines`` would also break on U+0085
+    and friends, which a Latin-1 file can legitimately contain.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.rstrip() for line in lines]
+
+
+def drop_trailing_blank(lines: list[str]) -> list[str]:
+    """Blank lines at the end of a file carry no meaning (editors add them)."""
+    end = len(lines)
+    while end and not lines[end - 1]:
+        end -= 1
+    return lines[:end]
+
+
+class LinkSet:
+    """Accumulates one pair's links, refusing a repeated cell or a cell marked both S and P.
+
+    Indices are whatever the caller passes (0-based by convention); messages show them as given
+    in ``shown`` form so a reader with 1-based files can say what the file said.
+    """
+
+    __slots__ = ("sure", "possible")
+
+    def __init__(self) -> None:
+        self.sure: set[Link] = set()
+        self.possible: set[Link] = set()
+
+    def add(self, i: int, j: int, sure: bool, shown: str | None = None) -> None:
+        """Add link (i, j); raise AlignmentError on a duplicate. ``shown`` names it in messages."""
+        cell = (i, j)
+        what = shown or f"{i}-{j}"
+        if cell in self.sure or cell in self.possible:
+            same = (cell in self.sure) == sure
+            if same:
+                raise AlignmentError(f"duplicate link {what}")
+            raise AlignmentError(f"link {what} is marked both sure and possible")
+        (self.sure if sure else self.possible).add(cell)
+
+    def alignment(self) -> Alignment:
+        return Alignment(frozenset(self.sure), frozenset(self.possible))
+
+
+class PairCollector:
+    """Collects a file's pairs in order, checking what every format must satisfy.
+
+    Each pair needs tokens on both sides, a non-empty id unique within the file, and an
+    alignment (if any) inside its grid. Errors name ``name`` and the pair's line.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.pairs: list[AlignedPair] = []
+        self.lines: dict[str, int] = {}
+
+    def add(self, pair: AlignedPair, line: int) -> None:
+        if not pair.id:
+            raise FormatError("empty pair id", file=self.name, line=line)
+        for side, tokens in (("source", pair.source), ("target", pair.target)):
+            if not tokens:
+                raise FormatError(
+                    f"pair {pair.id!r}: empty {side} sentence (a pair needs tokens on both sides)",
+                    file=self.name,
+                    line=line,
+                )
+        first = self.lines.get(pair.id)
+        if first is not None:
+            raise FormatError(
+                f"duplicate pair id {pair.id!r} (first seen on line {first})",
+                file=self.name,
+                line=line,
+            )
+        if pair.alignment is not None:
+            try:
+                pair.alignment.validate(len(pair.source), len(pair.target))
+            except AlignmentError as exc:
+                raise FormatError(f"pair {pair.id!r}: {exc}", file=self.name, line=line) from None
+        self.lines[pair.id] = line
+        self.pairs.append(pair)
+
+
+# -- writer-side checks ---------------------------------------------------------------------
+
+
+def check_tokens(pair: AlignedPair, fmt: str, *, forbidden: Iterable[str] = ()) -> None:
+    """A whitespace-delimited format can only carry non-empty tokens without whitespace."""
+    bad_words = set(forbidden)
+    for side, tokens in (("source", pair.source), ("target", pair.target)):
+        if not tokens:
+            raise FormatError(f"cannot write pair {pair.id!r} as {fmt}: empty {side} sentence")
+        for k, tok in enumerate(tokens):
+            if not tok or tok != "".join(tok.split()) or BOM in tok:
+                raise FormatError(
+                    f"cannot write pair {pair.id!r} as {fmt}: {side} token {k} ({tok!r}) is "
+                    "empty or contains whitespace"
+                )
+            if tok in bad_words:
+                raise FormatError(
+                    f"cannot write pair {pair.id!r} as {fmt}: {side} token {k} is {tok!r}, "
+                    "which the format uses as a separator"
+                )
+
+
+def check_word_id(pair: AlignedPair, fmt: str, *, forbidden_chars: str = "") -> None:
+    """Formats that put the id in a whitespace-separated field need an id without whitespace."""
+    pid = pair.id
+    if not pid or pid != "".join(pid.split()) or any(c in pid for c in forbidden_chars):
+        raise FormatError(
+            f"cannot write pair id {pid!r} as {fmt}: ids must be non-empty and contain no "
+            f"whitespace{' or ' + ' '.join(forbidden_chars) if forbidden_chars else ''}"
+        )
+
+
+def sorted_links(alignment: Alignment | None) -> list[tuple[int, int, bool]]:
+    """(i, j, is_sure) sorted by (i, j); an absent alignment has no links."""
+    if alignment is None:
+        return []
+    out = [(i, j, True) for i, j in alignment.sure] + [(i, j, False) for i, j in alignment.possible]
+    out.sort()
+    return out
