@@ -1,0 +1,339 @@
+"""Import sentence pairs, with or without alignments, into a project (issue 2: Import).
+
+``import_pairs`` stores pairs already read (by ``alignment_core.formats`` or the API);
+``import_files`` / ``import_file`` read files first, then import them together. Alignments can
+be loaded as gold, as seeds (one imported AlignerRun per file) or as an annotator's submitted
+annotations.
+
+All or nothing: everything is checked before anything is written, the writes happen in one
+transaction, and any problem raises ``CorpusImportError`` (file, line or pair, reason) with the
+database unchanged. Pairs already in the project (same external id) are matched, never
+rewritten: a file may only attach alignments to them, and its tokens must be the stored ones.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from django.db import transaction
+
+from alignment_core import AlignedPair
+from annotator.models import Project
+from annotator.services.importing_checks import (
+    check_pairs,
+    filter_length_ratio,
+    subcorpus_problem,
+    username_problem,
+)
+from annotator.services.importing_plan import plan_pairs, write_pairs
+from annotator.services.importing_report import (
+    CorpusImportError,
+    DroppedPair,
+    ImportReport,
+    Problem,
+    TokenMismatch,
+)
+from annotator.services.importing_write import (
+    check_alignment_conflicts,
+    resolve_annotators,
+    write_alignments,
+)
+
+__all__ = [
+    "CorpusImportError",
+    "DroppedPair",
+    "ImportReport",
+    "ImportSource",
+    "LOAD_MODES",
+    "TOKEN_MISMATCH_POLICIES",
+    "TokenMismatch",
+    "import_file",
+    "import_files",
+    "import_pairs",
+    "read_source",
+]
+
+Progress = Callable[[float, str], None]
+LoadMode = Literal["gold", "seed", "annotator"]
+LOAD_MODES = ("gold", "seed", "annotator")
+# error: a file whose tokens differ from a stored pair is refused;
+# skip: that pair's alignment is not loaded (reported);
+# same-shape: loaded onto the stored tokens when both sides have the same token counts
+#   (the MSR RTE data has annotator C writing ".." for "." in 41 pairs), else skipped.
+TOKEN_MISMATCH_POLICIES = ("error", "skip", "same-shape")
+
+
+class _Ticker:
+    """Maps this step's 0-100 onto [start, end] of the caller's bar; tolerates no callback."""
+
+    def __init__(self, progress: Progress | None, start: float = 0.0, end: float = 100.0) -> None:
+        self.progress, self.start, self.end = progress, start, end
+
+    def __call__(self, percent: float, message: str) -> None:
+        if self.progress is not None:
+            pct = self.start + (self.end - self.start) * min(max(percent, 0.0), 100.0) / 100.0
+            self.progress(round(pct, 1), message)
+
+    def sub(self, start: float, end: float) -> _Ticker:
+        width = (self.end - self.start) / 100.0
+        return _Ticker(self.progress, self.start + width * start, self.start + width * end)
+
+
+def import_pairs(
+    *,
+    project: Project,
+    pairs: Sequence[AlignedPair],
+    load_alignments_as: str | None = None,
+    annotator: Any = None,
+    subcorpus: str | None = None,
+    max_length_ratio: float | None = None,
+    progress: Progress | None = None,
+    source_name: str = "",
+    on_token_mismatch: str = "error",
+    replace_gold: bool = False,
+    dry_run: bool = False,
+) -> ImportReport:
+    """Store ``pairs`` in ``project``; optionally load their alignments. Returns what it did.
+
+    * ``load_alignments_as``: None (text only; alignments in the input are ignored with a
+      warning), "gold" (GoldAlignment, origin imported; an existing different gold is an error
+      unless ``replace_gold``), "seed" (one AlignerRun kind=imported, note=``source_name``)
+      or "annotator" (a submitted Assignment + Annotation v1 + its first revision).
+    * ``annotator``: for "annotator" mode, a User or a username (created inactive, with no
+      usable password, when missing); None takes each pair's ``AlignedPair.annotator``.
+      Every annotator becomes an annotator member of the project. An annotator's existing
+      work on a pair is never overwritten: identical links count as unchanged, others are an
+      error.
+    * ``subcorpus``: the subcorpus of pairs that name none themselves (a TSV column or an
+      Edinburgh id prefix names one); as ``read_pairs(subcorpus=...)`` does. ``metadata["trial"]`` sets is_trial
+      (the key is not kept in the stored metadata: is_trial is the one place it lives).
+    * ``max_length_ratio``: pairs with max(N, M) / min(N, M) above it are not imported;
+      the report lists them.
+    * ``on_token_mismatch``: see TOKEN_MISMATCH_POLICIES.
+    * ``progress(percent, message)`` is called as work advances; ``dry_run`` does everything
+      and rolls back. ``source_name`` names the input in errors, notes and the report.
+
+    Raises CorpusImportError (a ValueError) with nothing written; ValueError for bad options.
+    """
+    name = source_name or "<input>"
+    _check_options(load_alignments_as, on_token_mismatch, max_length_ratio, subcorpus)
+    tick = _Ticker(progress)
+    tick(0, f"checking {len(pairs)} pairs")
+    report = ImportReport(
+        files=[name],
+        load_alignments_as=load_alignments_as,
+        dry_run=dry_run,
+        pairs_read=len(pairs),
+        max_length_ratio=max_length_ratio,
+    )
+    per_pair_annotator = load_alignments_as == "annotator" and annotator is None
+    problems = check_pairs(pairs, file=name, per_pair_annotator=per_pair_annotator)
+    fixed_name: str | None = None
+    if load_alignments_as == "annotator" and annotator is not None:
+        fixed_name = annotator if isinstance(annotator, str) else annotator.get_username()
+        if reason := username_problem(fixed_name):
+            problems.insert(0, Problem(reason, file=name))
+    if problems:
+        raise CorpusImportError(problems)
+    kept, report.dropped = filter_length_ratio(pairs, max_length_ratio)
+    tick(10, "checked")
+
+    with transaction.atomic():
+        # One import at a time per project: positions and conflict checks stay true.
+        Project.objects.select_for_update().filter(pk=project.pk).exists()
+        plan = plan_pairs(
+            project=project,
+            kept=kept,
+            name=name,
+            mode=load_alignments_as,
+            fixed_name=fixed_name,
+            subcorpus=subcorpus,
+            on_token_mismatch=on_token_mismatch,
+            report=report,
+        )
+        users = resolve_annotators(
+            project=project,
+            names=sorted({load.annotator for load in plan.loads if load.annotator}),
+            given=None if isinstance(annotator, str) else annotator,
+            report=report,
+            create=False,
+        )
+        problems = check_alignment_conflicts(
+            mode=load_alignments_as,
+            loads=[load for load in plan.loads if load.pair_pk is not None],
+            users=users,
+            replace_gold=replace_gold,
+            file=name,
+        )
+        if problems:
+            raise CorpusImportError(problems)
+        tick(25, "checked against the project")
+
+        write_pairs(project=project, plan=plan, report=report, tick=tick.sub(25, 75))
+        if plan.loads:
+            users = resolve_annotators(
+                project=project,
+                names=sorted({load.annotator for load in plan.loads if load.annotator}),
+                given=None if isinstance(annotator, str) else annotator,
+                report=report,
+                create=True,
+            )
+            for load in plan.loads:
+                if load.pair_pk is None:
+                    load.pair_pk = plan.new_pks[load.pair.id]
+            write_alignments(
+                project=project,
+                mode=load_alignments_as or "",
+                loads=plan.loads,
+                users=users,
+                replace_gold=replace_gold,
+                file=name,
+                report=report,
+                tick=tick.sub(75, 100),
+            )
+        if dry_run:
+            transaction.set_rollback(True)
+    tick(100, "done")
+    return report
+
+
+def _check_options(
+    mode: str | None, policy: str, max_ratio: float | None, subcorpus: str | None
+) -> None:
+    if mode is not None and mode not in LOAD_MODES:
+        raise ValueError(f"load_alignments_as must be one of {LOAD_MODES} or None, not {mode!r}")
+    if policy not in TOKEN_MISMATCH_POLICIES:
+        raise ValueError(f"on_token_mismatch must be one of {TOKEN_MISMATCH_POLICIES}")
+    if max_ratio is not None and not max_ratio >= 1.0:
+        raise ValueError(f"max_length_ratio must be at least 1 (it is max/min), got {max_ratio}")
+    if subcorpus is not None and (not subcorpus or (reason := subcorpus_problem(subcorpus))):
+        raise ValueError(f"subcorpus: {reason if subcorpus else 'empty name'}")
+
+
+# -- files ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ImportSource:
+    """One file to import and how to read it (see ``alignment_core.formats.read_pairs``).
+
+    ``fmt`` None guesses from the name. ``source_text``/``target_text`` give the sentences for
+    alignment-only formats (pharaoh, naacl: two one-sentence-per-line files, or
+    ``source_text`` alone as a tsv/bitext/jsonl file, format ``text_format`` or guessed) and
+    the target side of ``parallel``; ``sure_path`` is Edinburgh's sure-only file beside its
+    sure+poss file. ``annotator`` is the username whose annotations these are (annotator
+    mode; None = the names inside the file).
+    """
+
+    path: str | os.PathLike[str]
+    fmt: str | None = None
+    encoding: str = "utf-8"
+    source_text: str | os.PathLike[str] | None = None
+    target_text: str | os.PathLike[str] | None = None
+    sure_path: str | os.PathLike[str] | None = None
+    annotator: str | None = None
+    text_format: str | None = None
+
+
+def read_source(source: ImportSource) -> list[AlignedPair]:
+    """Read one file into pairs; any reader error becomes a CorpusImportError (file:line)."""
+    from alignment_core.formats import FORMATS, FormatError, guess_format, read_pairs
+
+    name = str(source.path)
+    fmt = source.fmt or guess_format(source.path)
+    if fmt is None:
+        raise CorpusImportError(
+            Problem(
+                f"cannot tell the format from the file name; give it ({', '.join(FORMATS)})",
+                file=name,
+            )
+        )
+    try:
+        return read_pairs(
+            source.path,
+            fmt,
+            encoding=source.encoding,
+            source_text=source.source_text,
+            target_text=source.target_text,
+            sure_path=source.sure_path,
+            text_format=source.text_format,
+        )
+    except FormatError as exc:
+        raise CorpusImportError(Problem(exc.reason, file=exc.file or name, line=exc.line)) from exc
+    except UnicodeError as exc:  # a reader should have said so; keep the promise anyway
+        raise CorpusImportError(Problem(f"cannot decode: {exc}", file=name)) from exc
+    except OSError as exc:
+        raise CorpusImportError(Problem(f"cannot read: {exc.strerror or exc}", file=name)) from exc
+
+
+def import_files(
+    *,
+    project: Project,
+    sources: Sequence[ImportSource],
+    load_alignments_as: str | None = None,
+    subcorpus: str | None = None,
+    max_length_ratio: float | None = None,
+    on_token_mismatch: str = "error",
+    replace_gold: bool = False,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Read every file, then import them in order in ONE transaction (all files or none).
+
+    A later file sees the pairs an earlier one created (three annotators' files over the
+    same pairs: the first creates them, the others attach). Returns the merged report.
+    """
+    if not sources:
+        raise ValueError("no files to import")
+    tick = _Ticker(progress)
+    read: list[list[AlignedPair]] = []
+    for k, source in enumerate(sources):
+        tick(15 * k / len(sources), f"reading {Path(source.path).name}")
+        read.append(read_source(source))
+    report = ImportReport(
+        load_alignments_as=load_alignments_as, dry_run=dry_run, max_length_ratio=max_length_ratio
+    )
+    with transaction.atomic():
+        for k, (source, pairs) in enumerate(zip(sources, read, strict=True)):
+            part = tick.sub(15 + 85 * k / len(sources), 15 + 85 * (k + 1) / len(sources))
+            report.merge(
+                import_pairs(
+                    project=project,
+                    pairs=pairs,
+                    load_alignments_as=load_alignments_as,
+                    annotator=source.annotator,
+                    subcorpus=subcorpus,
+                    max_length_ratio=max_length_ratio,
+                    progress=part,
+                    source_name=str(source.path),
+                    on_token_mismatch=on_token_mismatch,
+                    replace_gold=replace_gold,
+                )
+            )
+        if dry_run:
+            transaction.set_rollback(True)
+    return report
+
+
+def import_file(
+    *,
+    project: Project,
+    path: str | os.PathLike[str],
+    fmt: str | None = None,
+    encoding: str = "utf-8",
+    source_text: str | os.PathLike[str] | None = None,
+    target_text: str | os.PathLike[str] | None = None,
+    sure_path: str | os.PathLike[str] | None = None,
+    annotator: str | None = None,
+    text_format: str | None = None,
+    **options: Any,
+) -> ImportReport:
+    """``import_files`` for one file; ``options`` are import_files' keyword options."""
+    source = ImportSource(
+        path, fmt, encoding, source_text, target_text, sure_path, annotator, text_format
+    )
+    return import_files(project=project, sources=[source], **options)
