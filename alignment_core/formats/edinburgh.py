@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from alignment_core.alignment import AlignedPair, Alignment, AlignmentError
-from alignment_core.formats._io import LinkSet, PairCollector, check_tokens
+from alignment_core.formats._io import BOM, LinkSet, PairCollector, check_tokens
 from alignment_core.formats.errors import FormatError
 
 _ID = re.compile(r"([^\s:-]+)-([^\s:-]+):")
@@ -91,7 +91,7 @@ def _field(obj: dict[str, Any], key: str, pid: str | None, *, required: bool = T
         raise ValueError(f"{who}missing field {key!r}")
     if not isinstance(value, str):
         raise ValueError(f"{who}{key!r} must be a string, got {value!r}")
-    return value
+    return value.replace(BOM, "")  # a BOM escaped inside a JSON string survives decoding
 
 
 def _pair(obj: Any) -> AlignedPair:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from alignment_core.alignment import AlignedPair, AlignmentError
-from alignment_core.formats._io import LinkSet, PairCollector, split_lines
+from alignment_core.formats._io import BOM, LinkSet, PairCollector, split_lines
 from alignment_core.formats.errors import FormatError
 
 _KNOWN = frozenset(
@@ -30,7 +30,7 @@ class _Bad(Exception):
 def pair_id(value: Any) -> str:
     """An id as a string: JSON strings as they are, integers in decimal."""
     if isinstance(value, str):
-        return value.strip()
+        return value.replace(BOM, "").strip()
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     raise _Bad(f"'id' must be a string or an integer, got {value!r}")
@@ -39,15 +39,18 @@ def pair_id(value: Any) -> str:
 def tokens(value: Any, side: str) -> list[str]:
     """A sentence: a list of non-empty whitespace-free strings, or one string to split."""
     if isinstance(value, str):
-        return value.split()
+        return value.replace(BOM, "").split()
     if not isinstance(value, list):
         raise _Bad(f"{side!r} must be a list of tokens or a string, got {type(value).__name__}")
+    out = []
     for k, tok in enumerate(value):
         if not isinstance(tok, str):
             raise _Bad(f"{side} token {k} must be a string, got {tok!r}")
+        tok = tok.replace(BOM, "")  # a BOM escaped inside a JSON string survives decoding
         if not tok or tok.split() != [tok]:
             raise _Bad(f"{side} token {k} ({tok!r}) is empty or contains whitespace")
-    return list(value)
+        out.append(tok)
+    return out
 
 
 def _add_links(links: LinkSet, value: Any, key: str) -> None:

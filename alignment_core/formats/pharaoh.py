@@ -2,7 +2,7 @@
 
 Links are 0-based ``i-j`` (sure) and ``i?j`` (possible); ``ipj`` is accepted on input for
 possible. An empty line is a pair with no links (it is not skipped); blank lines at the end of
-the file are ignored. The format carries no text: the caller supplies the pairs' sentences, and
+the file beyond the text's pair count are ignored. The format carries no text: the caller supplies the pairs' sentences, and
 the line count must equal their count.
 """
 
@@ -21,7 +21,6 @@ from alignment_core.formats._io import (
     split_lines,
 )
 from alignment_core.formats.errors import FormatError
-from alignment_core.formats.textpairs import check_same_length
 
 _LINK = re.compile(r"(\d+)([-?p])(\d+)")
 
@@ -30,8 +29,16 @@ def parse(
     text: str, name: str, text_pairs: Sequence[AlignedPair], text_name: str
 ) -> list[AlignedPair]:
     """Attach line n's links to ``text_pairs[n - 1]`` (ids, tokens, subcorpus come from there)."""
-    lines = drop_trailing_blank(split_lines(text))
-    check_same_length(name, len(lines), text_name, len(text_pairs), what="pairs")
+    lines = split_lines(text)
+    if len(lines) > len(text_pairs):  # blank lines past the last pair are editors' padding
+        lines = lines[: max(len(text_pairs), len(drop_trailing_blank(lines)))]
+    if len(lines) != len(text_pairs):
+        raise FormatError(
+            f"{name} has {len(lines)} alignment lines but {text_name} has {len(text_pairs)} "
+            "sentence pairs (one line per pair, an empty line for a pair without links)",
+            file=name,
+            line=min(len(lines), len(text_pairs)) + 1,
+        )
     out = PairCollector(name)
     for k, (line, pair) in enumerate(zip(lines, text_pairs, strict=True)):
         links = LinkSet()
