@@ -1,3 +1,24 @@
+from django.contrib.auth import views as auth_views
 from django.urls import path
 
-urlpatterns: list = []
+from annotator.views import health, jobs, pages
+
+urlpatterns = [
+    path("", pages.home, name="home"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(
+            template_name="annotator/login.html", redirect_authenticated_user=True
+        ),
+        name="login",
+    ),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("projects/<int:project_id>/", pages.project_detail, name="project-detail"),
+    path(
+        "projects/<int:project_id>/jobs/selftest/",
+        jobs.start_selftest,
+        name="project-start-selftest",
+    ),
+    path("jobs/<int:job_id>/", jobs.job_detail, name="job-detail"),
+    path("healthz", health.healthz, name="healthz"),
+]

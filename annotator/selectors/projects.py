@@ -1,0 +1,150 @@
+"""Reads for the home and project pages: which projects a user sees, their role, and counts of
+pairs (all, trial, gold, seeded) per subcorpus."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count, Q
+
+from annotator.models import (
+    GoldAlignment,
+    Membership,
+    Project,
+    SeedAlignment,
+    SentencePair,
+    Subcorpus,
+)
+
+STAFF = "staff"  # the role shown to staff who are not members
+NO_SUBCORPUS = ""
+
+
+@dataclass
+class SubcorpusCounts:
+    name: str
+    pairs: int = 0
+    trial: int = 0
+    gold: int = 0
+    seeded: int = 0
+
+
+@dataclass
+class ProjectSummary:
+    project: Project
+    role: str
+    subcorpora: list[SubcorpusCounts] = field(default_factory=list)
+
+    def _total(self, attr: str) -> int:
+        return sum(getattr(s, attr) for s in self.subcorpora)
+
+    @property
+    def pairs(self) -> int:
+        return self._total("pairs")
+
+    @property
+    def trial(self) -> int:
+        return self._total("trial")
+
+    @property
+    def gold(self) -> int:
+        return self._total("gold")
+
+    @property
+    def seeded(self) -> int:
+        return self._total("seeded")
+
+    @property
+    def is_lead(self) -> bool:
+        return self.role in (Membership.Role.LEAD, STAFF)
+
+
+def project_role(*, project: Project, user: Any) -> str | None:
+    """``"lead"``, ``"annotator"``, ``"staff"`` (staff, not a member) or None (no access)."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    role = Membership.objects.filter(project=project, user=user).values_list("role", flat=True)
+    role = role.first()
+    if role:
+        return role
+    return STAFF if user.is_staff else None
+
+
+def can_manage_project(*, project: Project, user: Any) -> bool:
+    """Leads (and staff) start jobs and change a project; annotators do not."""
+    return project_role(project=project, user=user) in (Membership.Role.LEAD, STAFF)
+
+
+def get_visible_project(*, project_id: int, user: Any) -> Project | None:
+    """The project if ``user`` is a member (or staff), else None."""
+    project = Project.objects.filter(pk=project_id).first()
+    if project is None or project_role(project=project, user=user) is None:
+        return None
+    return project
+
+
+def user_projects(*, user: Any) -> list[ProjectSummary]:
+    """The projects ``user`` belongs to (staff: all), with role and counts per subcorpus."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    roles = dict(Membership.objects.filter(user=user).values_list("project_id", "role"))
+    projects = Project.objects.all() if user.is_staff else Project.objects.filter(pk__in=roles)
+    projects = list(projects.order_by("name"))
+    counts = subcorpus_counts(project_ids=[p.pk for p in projects])
+    return [
+        ProjectSummary(project=p, role=roles.get(p.pk, STAFF), subcorpora=counts.get(p.pk, []))
+        for p in projects
+    ]
+
+
+def project_summary(*, project: Project, user: Any) -> ProjectSummary:
+    counts = subcorpus_counts(project_ids=[project.pk])
+    return ProjectSummary(
+        project=project,
+        role=project_role(project=project, user=user) or "",
+        subcorpora=counts.get(project.pk, []),
+    )
+
+
+def project_members(*, project: Project) -> list[Membership]:
+    return list(project.memberships.select_related("user").order_by("role", "user__username"))
+
+
+def subcorpus_counts(*, project_ids: list[int]) -> dict[int, list[SubcorpusCounts]]:
+    """Per project, one row per subcorpus (also empty ones) and one (name "") for pairs
+    without a subcorpus, if any; sorted by name. Four grouped queries in all."""
+    rows: dict[int, dict[str, SubcorpusCounts]] = defaultdict(dict)
+
+    def row(project_id: int, name: str | None) -> SubcorpusCounts:
+        name = name or NO_SUBCORPUS
+        return rows[project_id].setdefault(name, SubcorpusCounts(name=name))
+
+    for project_id, name in Subcorpus.objects.filter(project_id__in=project_ids).values_list(
+        "project_id", "name"
+    ):
+        row(project_id, name)
+    for r in (
+        SentencePair.objects.filter(project_id__in=project_ids)
+        .values("project_id", "subcorpus__name")
+        .annotate(pairs=Count("id"), trial=Count("id", filter=Q(is_trial=True)))
+    ):
+        c = row(r["project_id"], r["subcorpus__name"])
+        c.pairs, c.trial = r["pairs"], r["trial"]
+    for r in (
+        GoldAlignment.objects.filter(pair__project_id__in=project_ids)
+        .values("pair__project_id", "pair__subcorpus__name")
+        .annotate(n=Count("id"))
+    ):
+        row(r["pair__project_id"], r["pair__subcorpus__name"]).gold = r["n"]
+    for r in (
+        SeedAlignment.objects.filter(pair__project_id__in=project_ids)
+        .values("pair__project_id", "pair__subcorpus__name")
+        .annotate(n=Count("pair_id", distinct=True))
+    ):
+        row(r["pair__project_id"], r["pair__subcorpus__name"]).seeded = r["n"]
+    return {
+        pid: sorted(by_name.values(), key=lambda c: (c.name == NO_SUBCORPUS, c.name))
+        for pid, by_name in rows.items()
+    }
