@@ -94,6 +94,8 @@ def check_pairs(
     problems: list[Problem] = []
     first_seen: dict[Any, int] = {}
     for position, pair in enumerate(pairs, 1):
+        if len(problems) >= MAX_PROBLEMS:
+            break
 
         def bad(reason: str, pair: AlignedPair = pair, position: int = position) -> None:
             pid = pair.id if isinstance(pair.id, str) else repr(pair.id)
@@ -107,24 +109,23 @@ def check_pairs(
                     position=position,
                 )
             )
-        elif not isinstance(pair.id, str) or not pair.id.strip():
+            continue
+        if not isinstance(pair.id, str) or not pair.id.strip():
             bad("empty pair id")
-        elif len(pair.id) > ID_MAX_LENGTH:
+            continue
+        if len(pair.id) > ID_MAX_LENGTH:
             bad(f"pair id longer than {ID_MAX_LENGTH} characters")
-        elif reason := token_problem(pair.source, "source") or token_problem(pair.target, "target"):
+        elif reason := (
+            token_problem(pair.source, "source")
+            or token_problem(pair.target, "target")
+            or _pair_problem(pair, per_pair_annotator)
+        ):
             bad(reason)
-        else:
-            reason = _pair_problem(pair, per_pair_annotator)
-            if reason:
-                bad(reason)
-            else:
-                key = (pair.id, pair.annotator) if per_pair_annotator else pair.id
-                first = first_seen.setdefault(key, position)
-                if first != position:
-                    who = f" for annotator {pair.annotator!r}" if per_pair_annotator else ""
-                    bad(f"duplicate pair id{who} (first seen at pair #{first} of the input)")
-        if len(problems) >= MAX_PROBLEMS:
-            break
+        key = (pair.id, pair.annotator) if per_pair_annotator else pair.id
+        first = first_seen.setdefault(key, position)
+        if first != position:
+            who = f" for annotator {pair.annotator!r}" if per_pair_annotator else ""
+            bad(f"duplicate pair id{who} (first seen at pair #{first} of the input)")
     return problems
 
 
