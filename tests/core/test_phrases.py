@@ -18,8 +18,8 @@ from alignment_core.phrases import (
     non_identical,
 )
 
-SRC = "and reached an agreement".split()
-TGT = "and arrived at a deal".split()
+SRC = ["and", "reached", "an", "agreement"]
+TGT = ["and", "arrived", "at", "a", "deal"]
 LINKS = {(0, 0), (1, 1), (1, 2), (3, 4)}  # and–and, reached–arrived, reached–at, agreement–deal
 
 

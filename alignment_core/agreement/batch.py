@@ -1,0 +1,177 @@
+"""Word- and phrase-level counts of many (test, reference) pairs in one compiled pass.
+
+:func:`count_pairs` packs every pair into flat arrays (``encoding``) and runs :func:`_count_kernel`
+once; the result is one row of raw counts per pair (columns ``WORD_COLUMNS`` then
+``PHRASE_COLUMNS``). Ratios are formed by ``word.py`` / ``phrase.py``. ``_count_kernel.py_func``
+is the same computation in plain Python; the tests hold both against set-based brute force.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from numba import njit
+
+from alignment_core.agreement.encoding import LinkPacker, TokenEncoder
+from alignment_core.alignment import Alignment
+from alignment_core.phrases import _atoms, _box_consistent, _profiles, _same_text
+
+ScoreItem = tuple[Sequence[str], Sequence[str], Alignment, Alignment]
+"""(source tokens, target tokens, test alignment A, reference alignment B)."""
+
+WORD_COLUMNS = (
+    "test_sure",  # |A_S|
+    "test_links",  # |A_P|
+    "ref_sure",  # |B_S|
+    "ref_links",  # |B_P|
+    "test_sure_matched",  # |A_S ∩ B_P|
+    "ref_sure_matched",  # |A_P ∩ B_S|
+    "links_matched",  # |A_P ∩ B_P|
+)
+PHRASE_COLUMNS = (
+    "test_sure_atoms",  # |atom(A_S)|
+    "test_sure_atoms_matched",  # |atom(A_S) ∩ cons(B_P)|
+    "ref_sure_atoms",  # |atom(B_S)|
+    "ref_sure_atoms_matched",  # |cons(A_P) ∩ atom(B_S)|
+    "test_atoms",  # |atom(A_P)|
+    "test_atoms_matched",  # |atom(A_P) ∩ cons(B_P)|
+    "ref_atoms",  # |atom(B_P)|
+    "ref_atoms_matched",  # |cons(A_P) ∩ atom(B_P)|
+)
+_NW = len(WORD_COLUMNS)
+
+
+@njit(cache=True)
+def _atom_hits(prof, other, n, sp, ss, tp, ts, keep_identical, out, col):
+    """out[col] += atoms of ``prof`` kept by the identity filter; out[col+1] += those of them
+    consistent with ``other``."""
+    i1 = np.empty(n, np.int32)
+    i2 = np.empty(n, np.int32)
+    j1 = np.empty(n, np.int32)
+    j2 = np.empty(n, np.int32)
+    k = _atoms(prof[0], prof[1], prof[2], prof[3], i1, i2, j1, j2)
+    for t in range(k):
+        if not keep_identical and _same_text(sp, ss, i1[t], i2[t], tp, ts, j1[t], j2[t]):
+            continue
+        out[col] += 1
+        if _box_consistent(other[0], other[1], other[2], other[3], i1[t], i2[t], j1[t], j2[t]):
+            out[col + 1] += 1
+
+
+@njit(cache=True)
+def _count_kernel(
+    ns, ms, sp, ss, ss_off, tp, ts, ts_off, links_i, links_j, offsets, keep_identical, do_phrase
+):
+    """Counts per pair. ``links_*`` hold four link sets per pair in the order A_S, A_P, B_S, B_P:
+    set s of pair k is ``offsets[4k+s] : offsets[4k+s+1]``."""
+    npairs = ns.size
+    out = np.zeros((npairs, _NW + 8), np.int64)
+    nmax = 1
+    mmax = 1
+    for k in range(npairs):
+        nmax = max(nmax, ns[k])
+        mmax = max(mmax, ms[k])
+    grid = np.zeros((nmax, mmax), np.uint8)
+    for k in range(npairs):
+        n = ns[k]
+        m = ms[k]
+        s0 = ss[ss_off[k] : ss_off[k] + n + 1]
+        t0 = ts[ts_off[k] : ts_off[k] + m + 1]
+        row = out[k]
+        # word level: mark each cell with one bit per set, then count over the link lists
+        for s in range(4):
+            for q in range(offsets[4 * k + s], offsets[4 * k + s + 1]):
+                grid[links_i[q], links_j[q]] |= np.uint8(1 << s)
+        for s in range(4):
+            for q in range(offsets[4 * k + s], offsets[4 * k + s + 1]):
+                i = links_i[q]
+                j = links_j[q]
+                if not keep_identical and _same_text(sp, s0, i, i, tp, t0, j, j):
+                    continue
+                g = grid[i, j]
+                if s == 0:
+                    row[0] += 1
+                    row[4] += (g >> 3) & 1  # A_S ∩ B_P
+                elif s == 1:
+                    row[1] += 1
+                    row[5] += (g >> 2) & 1  # A_P ∩ B_S
+                    row[6] += (g >> 3) & 1  # A_P ∩ B_P
+                elif s == 2:
+                    row[2] += 1
+                else:
+                    row[3] += 1
+        for s in range(4):
+            for q in range(offsets[4 * k + s], offsets[4 * k + s + 1]):
+                grid[links_i[q], links_j[q]] = 0
+        if not do_phrase:
+            continue
+        a = offsets[4 * k]
+        a_s = _profiles(links_i[a : offsets[4 * k + 1]], links_j[a : offsets[4 * k + 1]], n, m)
+        a = offsets[4 * k + 1]
+        a_p = _profiles(links_i[a : offsets[4 * k + 2]], links_j[a : offsets[4 * k + 2]], n, m)
+        a = offsets[4 * k + 2]
+        b_s = _profiles(links_i[a : offsets[4 * k + 3]], links_j[a : offsets[4 * k + 3]], n, m)
+        a = offsets[4 * k + 3]
+        b_p = _profiles(links_i[a : offsets[4 * k + 4]], links_j[a : offsets[4 * k + 4]], n, m)
+        _atom_hits(a_s, b_p, n, sp, s0, tp, t0, keep_identical, row, _NW + 0)
+        _atom_hits(b_s, a_p, n, sp, s0, tp, t0, keep_identical, row, _NW + 2)
+        _atom_hits(a_p, b_p, n, sp, s0, tp, t0, keep_identical, row, _NW + 4)
+        _atom_hits(b_p, a_p, n, sp, s0, tp, t0, keep_identical, row, _NW + 6)
+    return out
+
+
+def count_pairs(
+    items: Iterable[ScoreItem], *, include_identical: bool = False, phrases: bool = True
+) -> np.ndarray:
+    """Raw counts for each (source, target, test, reference) item: an int64 array of shape
+    (pairs, 15), columns ``WORD_COLUMNS + PHRASE_COLUMNS`` (phrase columns stay 0 unless
+    ``phrases``). Links outside a pair's grid raise ValueError."""
+    enc = TokenEncoder()
+    sp: list[int] = []
+    ss: list[int] = []
+    tp: list[int] = []
+    ts: list[int] = []
+    ss_off: list[int] = []
+    ts_off: list[int] = []
+    ns: list[int] = []
+    ms: list[int] = []
+    packer = LinkPacker()
+    for source, target, test, ref in items:
+        ns.append(len(source))
+        ms.append(len(target))
+        ss_off.append(len(ss))
+        ts_off.append(len(ts))
+        enc.extend(source, sp, ss)
+        enc.extend(target, tp, ts)
+        packer.add(test.sure)
+        packer.add(test.all_links)
+        packer.add(ref.sure)
+        packer.add(ref.all_links)
+    li, lj, offsets = packer.arrays()
+    n_arr = np.asarray(ns, np.int64)
+    m_arr = np.asarray(ms, np.int64)
+    if li.size:  # the kernel does not bounds-check: every link inside its own pair's grid
+        per_link = np.repeat(np.repeat(np.arange(len(ns)), 4), np.diff(offsets))
+        bad = (li < 0) | (lj < 0) | (li >= n_arr[per_link]) | (lj >= m_arr[per_link])
+        if bad.any():
+            q = int(np.argmax(bad))
+            k = int(per_link[q])
+            raise ValueError(
+                f"pair #{k + 1}: link {li[q]}-{lj[q]} lies outside its {ns[k]} × {ms[k]} grid"
+            )
+    return _count_kernel(
+        n_arr,
+        m_arr,
+        np.asarray(sp, np.int32),
+        np.asarray(ss, np.int32),
+        np.asarray(ss_off, np.int64),
+        np.asarray(tp, np.int32),
+        np.asarray(ts, np.int32),
+        np.asarray(ts_off, np.int64),
+        li,
+        lj,
+        offsets,
+        include_identical,
+        phrases,
+    )
