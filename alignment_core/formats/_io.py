@@ -78,6 +78,11 @@ def drop_trailing_blank(lines: list[str]) -> list[str]:
     return lines[:end]
 
 
+def escape_bom(json_text: str) -> str:
+    """Write U+FEFF inside JSON strings as ``\\ufeff``: readers drop every raw U+FEFF."""
+    return json_text.replace(BOM, "\\ufeff") if BOM in json_text else json_text
+
+
 class LinkSet:
     """Accumulates one pair's links, refusing a repeated cell or a cell marked both S and P.
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from alignment_core.alignment import AlignedPair, Alignment, AlignmentError
-from alignment_core.formats._io import BOM, LinkSet, PairCollector, check_tokens
+from alignment_core.formats._io import BOM, LinkSet, PairCollector, check_tokens, escape_bom
 from alignment_core.formats.errors import FormatError
 
 _ID = re.compile(r"([^\s:-]+)-([^\s:-]+):")
@@ -199,6 +199,6 @@ def format_edinburgh(pairs: Iterable[AlignedPair]) -> Iterator[str]:
             "sureAlign": " ".join(f"{i}-{j}" for i, j in sorted(alignment.sure)),
             "possibleAlign": " ".join(f"{i}-{j}" for i, j in sorted(alignment.possible)),
         }
-        yield ("[\n" if not opened else ",\n") + json.dumps(entry, ensure_ascii=False)
+        yield ("[\n" if not opened else ",\n") + escape_bom(json.dumps(entry, ensure_ascii=False))
         opened = True
     yield "\n]\n" if opened else "[]\n"

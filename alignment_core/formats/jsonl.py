@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from alignment_core.alignment import AlignedPair, AlignmentError
-from alignment_core.formats._io import BOM, LinkSet, PairCollector, split_lines
+from alignment_core.formats._io import BOM, LinkSet, PairCollector, escape_bom, split_lines
 from alignment_core.formats.errors import FormatError
 
 _KNOWN = frozenset(
@@ -129,6 +129,6 @@ def format_jsonl(pairs: Iterable[AlignedPair]) -> Iterator[str]:
     """One line per pair (UTF-8, not ASCII-escaped); links sorted by (i, j)."""
     for pair in pairs:
         try:
-            yield json.dumps(pair.to_dict(), ensure_ascii=False) + "\n"
+            yield escape_bom(json.dumps(pair.to_dict(), ensure_ascii=False)) + "\n"
         except (TypeError, ValueError) as exc:
             raise FormatError(f"cannot write pair {pair.id!r} as jsonl: {exc}") from None

@@ -26,6 +26,7 @@ from alignment_core.formats._io import (
     check_tokens,
     check_word_id,
     drop_trailing_blank,
+    escape_bom,
     split_lines,
 )
 from alignment_core.formats.errors import FormatError
@@ -161,7 +162,7 @@ def format_tsv(pairs: Iterable[AlignedPair]) -> Iterator[str]:
     yield "id\tsource\ttarget\tsubcorpus\tmetadata\n"
     for pair in pairs:
         check_tokens(pair, "tsv")
-        meta = json.dumps(pair.metadata, ensure_ascii=False) if pair.metadata else ""
+        meta = escape_bom(json.dumps(pair.metadata, ensure_ascii=False)) if pair.metadata else ""
         cells = [
             _tsv_cell(pair.id, pair, "id"),
             " ".join(pair.source),
