@@ -26,7 +26,6 @@ The ``parallel`` format is two files: ``read_pairs(src, "parallel", target_text=
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ from typing import TextIO
 
 from alignment_core.alignment import AlignedPair
 from alignment_core.formats import edinburgh, giza_a3, jsonl, naacl, pharaoh, textpairs
-from alignment_core.formats._io import PathLike, TextData, decode, read_path
+from alignment_core.formats._io import OutputFiles, PathLike, TextData, decode, read_path
 from alignment_core.formats.edinburgh import edinburgh_id_info
 from alignment_core.formats.errors import FormatError
 from alignment_core.formats.textpairs import format_sentences
@@ -74,83 +73,29 @@ class FormatInfo:
         return not self.carries_text
 
 
+_P, _J = "text/plain", "application/json"
 FORMATS: dict[str, FormatInfo] = {
     f.name: f
     for f in (
-        FormatInfo(
-            "pharaoh",
-            "one line of 0-based i-j / i?j links per pair",
-            False,
-            True,
-            ".pharaoh",
-            "text/plain",
-            pharaoh.format_pharaoh,
-        ),
-        FormatInfo(
-            "naacl",
-            "one 'pairid i j S|P' line per link, 1-based",
-            False,
-            True,
-            ".naacl",
-            "text/plain",
-            naacl.format_naacl,
-        ),
-        FormatInfo(
-            "giza-a3",
-            "GIZA++ A3 records, 1-based",
-            True,
-            True,
-            ".A3",
-            "text/plain",
-            giza_a3.format_giza_a3,
-        ),
-        FormatInfo(
-            "jsonl",
-            "one JSON object per pair, 0-based (lossless)",
-            True,
-            True,
-            ".jsonl",
-            "application/x-ndjson",
-            jsonl.format_jsonl,
-        ),
-        FormatInfo(
-            "edinburgh",
-            "Edinburgh++ JSON array, 0-based",
-            True,
-            True,
-            ".json",
-            "application/json",
-            edinburgh.format_edinburgh,
-        ),
-        FormatInfo(
-            "tsv",
-            "id<TAB>source<TAB>target (header honoured)",
-            True,
-            False,
-            ".tsv",
-            "text/tab-separated-values",
-            textpairs.format_tsv,
-        ),
-        FormatInfo(
-            "parallel",
-            "two files, one sentence per line",
-            True,
-            False,
-            ".txt",
-            "text/plain",
-            None,
-        ),
-        FormatInfo(
-            "bitext",
-            "'id ||| source ||| target' lines",
-            True,
-            False,
-            ".bitext",
-            "text/plain",
-            textpairs.format_bitext,
-        ),
+        # name, description, carries_text, carries_alignment, extension, media type, writer
+        FormatInfo("pharaoh", "0-based i-j / i?j links, a line per pair", False, True,
+                   ".pharaoh", _P, pharaoh.format_pharaoh),
+        FormatInfo("naacl", "'pairid i j S|P' per link, 1-based", False, True,
+                   ".naacl", _P, naacl.format_naacl),
+        FormatInfo("giza-a3", "GIZA++ A3 records, 1-based", True, True,
+                   ".A3", _P, giza_a3.format_giza_a3),
+        FormatInfo("jsonl", "a JSON object per pair, 0-based (lossless)", True, True,
+                   ".jsonl", "application/x-ndjson", jsonl.format_jsonl),
+        FormatInfo("edinburgh", "Edinburgh++ JSON array, 0-based", True, True,
+                   ".json", _J, edinburgh.format_edinburgh),
+        FormatInfo("tsv", "id<TAB>source<TAB>target (header honoured)", True, False,
+                   ".tsv", "text/tab-separated-values", textpairs.format_tsv),
+        FormatInfo("parallel", "two files, a sentence per line", True, False,
+                   ".txt", _P, None),
+        FormatInfo("bitext", "'id ||| source ||| target' lines", True, False,
+                   ".bitext", _P, textpairs.format_bitext),
     )
-}
+}  # fmt: skip
 
 _EXTENSIONS = (  # checked in order, on the lower-cased file name
     (".jsonl", "jsonl"),
@@ -377,7 +322,7 @@ def write_pairs(
         source_text, path_or_textio = path_or_textio, None  # type: ignore[assignment]
     elif (source_text is None) != (target_text is None):
         raise FormatError("pass both source_text and target_text, or neither")
-    outputs = _Outputs()
+    outputs = OutputFiles()
     try:
         main = outputs.open(path_or_textio) if path_or_textio is not None else None
         sides = [
@@ -408,35 +353,3 @@ def write_pairs(
         outputs.abort()
         raise
     outputs.commit()
-
-
-class _Outputs:
-    """Files being written: a path goes to ``.name.tmp-PID`` until ``commit`` renames it."""
-
-    def __init__(self) -> None:
-        self._files: list[tuple[TextIO, Path, Path]] = []
-        self.first_name = "<output>"
-
-    def open(self, dest: PathLike | TextIO) -> TextIO:
-        if hasattr(dest, "write"):
-            return dest  # type: ignore[return-value]
-        final = Path(dest)  # type: ignore[arg-type]
-        if not self._files:
-            self.first_name = str(final)
-        tmp = final.with_name(f".{final.name}.tmp-{os.getpid()}")
-        try:
-            fh = open(tmp, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
-        except OSError as exc:
-            raise FormatError(f"cannot write: {exc.strerror or exc}", file=str(final)) from None
-        self._files.append((fh, tmp, final))
-        return fh
-
-    def commit(self) -> None:
-        for fh, tmp, final in self._files:
-            fh.close()
-            os.replace(tmp, final)
-
-    def abort(self) -> None:
-        for fh, tmp, _ in self._files:
-            fh.close()
-            tmp.unlink(missing_ok=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TextIO
 
 from alignment_core.alignment import AlignedPair, Alignment, AlignmentError, Link
 from alignment_core.formats.errors import FormatError
@@ -188,3 +189,38 @@ def sorted_links(alignment: Alignment | None) -> list[tuple[int, int, bool]]:
     out = [(i, j, True) for i, j in alignment.sure] + [(i, j, False) for i, j in alignment.possible]
     out.sort()
     return out
+
+
+# -- output files ----------------------------------------------------------------------------
+
+
+class OutputFiles:
+    """Files being written: a path goes to ``.name.tmp-PID`` until ``commit`` renames it."""
+
+    def __init__(self) -> None:
+        self._files: list[tuple[TextIO, Path, Path]] = []
+        self.first_name = "<output>"
+
+    def open(self, dest: PathLike | TextIO) -> TextIO:
+        if hasattr(dest, "write"):
+            return dest  # type: ignore[return-value]
+        final = Path(dest)  # type: ignore[arg-type]
+        if not self._files:
+            self.first_name = str(final)
+        tmp = final.with_name(f".{final.name}.tmp-{os.getpid()}")
+        try:
+            fh = open(tmp, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+        except OSError as exc:
+            raise FormatError(f"cannot write: {exc.strerror or exc}", file=str(final)) from None
+        self._files.append((fh, tmp, final))
+        return fh
+
+    def commit(self) -> None:
+        for fh, tmp, final in self._files:
+            fh.close()
+            os.replace(tmp, final)
+
+    def abort(self) -> None:
+        for fh, tmp, _ in self._files:
+            fh.close()
+            tmp.unlink(missing_ok=True)
