@@ -17,11 +17,12 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
 from alignment_core import AlignedPair
+from alignment_core.formats import FORMATS, FormatError, guess_format, read_pairs
 from annotator.models import Project
 from annotator.services.importing_checks import (
     check_pairs,
@@ -43,6 +44,9 @@ from annotator.services.importing_write import (
     write_alignments,
 )
 
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
+
 __all__ = [
     "CorpusImportError",
     "DroppedPair",
@@ -58,7 +62,6 @@ __all__ = [
 ]
 
 Progress = Callable[[float, str], None]
-LoadMode = Literal["gold", "seed", "annotator"]
 LOAD_MODES = ("gold", "seed", "annotator")
 # error: a file whose tokens differ from a stored pair is refused;
 # skip: that pair's alignment is not loaded (reported);
@@ -88,7 +91,7 @@ def import_pairs(
     project: Project,
     pairs: Sequence[AlignedPair],
     load_alignments_as: str | None = None,
-    annotator: Any = None,
+    annotator: AbstractBaseUser | str | None = None,
     subcorpus: str | None = None,
     max_length_ratio: float | None = None,
     progress: Progress | None = None,
@@ -109,8 +112,9 @@ def import_pairs(
       work on a pair is never overwritten: identical links count as unchanged, others are an
       error.
     * ``subcorpus``: the subcorpus of pairs that name none themselves (a TSV column or an
-      Edinburgh id prefix names one); as ``read_pairs(subcorpus=...)`` does. ``metadata["trial"]`` sets is_trial
-      (the key is not kept in the stored metadata: is_trial is the one place it lives).
+      Edinburgh id prefix names one), as ``read_pairs(subcorpus=...)`` does.
+    * ``metadata["trial"]`` sets is_trial; the key is not kept in the stored metadata
+      (is_trial is the one place it lives). Other metadata is stored as given.
     * ``max_length_ratio``: pairs with max(N, M) / min(N, M) above it are not imported;
       the report lists them.
     * ``on_token_mismatch``: see TOKEN_MISMATCH_POLICIES.
@@ -121,6 +125,8 @@ def import_pairs(
     """
     name = source_name or "<input>"
     _check_options(load_alignments_as, on_token_mismatch, max_length_ratio, subcorpus)
+    if annotator is not None and load_alignments_as != "annotator":
+        raise ValueError("annotator only applies to load_alignments_as='annotator'")
     tick = _Ticker(progress)
     tick(0, f"checking {len(pairs)} pairs")
     report = ImportReport(
@@ -210,8 +216,10 @@ def _check_options(
         raise ValueError(f"on_token_mismatch must be one of {TOKEN_MISMATCH_POLICIES}")
     if max_ratio is not None and not max_ratio >= 1.0:
         raise ValueError(f"max_length_ratio must be at least 1 (it is max/min), got {max_ratio}")
-    if subcorpus is not None and (not subcorpus or (reason := subcorpus_problem(subcorpus))):
-        raise ValueError(f"subcorpus: {reason if subcorpus else 'empty name'}")
+    if subcorpus is not None:
+        reason = "empty name" if not subcorpus else subcorpus_problem(subcorpus)
+        if reason:
+            raise ValueError(f"subcorpus: {reason}")
 
 
 # -- files ----------------------------------------------------------------------------------
@@ -241,8 +249,6 @@ class ImportSource:
 
 def read_source(source: ImportSource) -> list[AlignedPair]:
     """Read one file into pairs; any reader error becomes a CorpusImportError (file:line)."""
-    from alignment_core.formats import FORMATS, FormatError, guess_format, read_pairs
-
     name = str(source.path)
     fmt = source.fmt or guess_format(source.path)
     if fmt is None:

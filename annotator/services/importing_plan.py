@@ -8,7 +8,7 @@ alignments to load; ``write_pairs`` creates the subcorpora and new pairs in batc
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import Max
@@ -34,9 +34,22 @@ BATCH_SIZE = 2000
 
 @dataclass
 class PairPlan:
-    new_pairs: dict[str, tuple[AlignedPair, str | None]]  # id -> (first record, subcorpus)
-    loads: list[AlignmentLoad]
-    new_pks: dict[str, int]
+    """What an import will write: new pairs (id -> first record, subcorpus name) in input
+    order, the alignments to load, and (after ``write_pairs``) the new pairs' primary keys."""
+
+    new_pairs: dict[str, tuple[AlignedPair, str | None]] = field(default_factory=dict)
+    loads: list[AlignmentLoad] = field(default_factory=list)
+    new_pks: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class _Notes:
+    """Facts gathered while planning that end up as report warnings."""
+
+    moved: list[str] = field(default_factory=list)
+    trial_differs: list[str] = field(default_factory=list)
+    with_alignment: int = 0
+    without_alignment: int = 0
 
 
 def plan_pairs(
@@ -50,44 +63,42 @@ def plan_pairs(
     on_token_mismatch: str,
     report: ImportReport,
 ) -> PairPlan:
-    """Match the input against the project: which pairs are new, which alignments to load."""
+    """Match the input against the project: which pairs are new, which alignments to load.
+
+    A pair whose id is stored (or was read earlier in this input, when several annotators'
+    alignments of one pair arrive together) is compared token by token; a difference is a
+    problem, or a reported skip / attach, per ``on_token_mismatch``. Raises
+    CorpusImportError listing every problem.
+    """
     stored = _stored_pairs(project, list(dict.fromkeys(p.id for _, p in kept)))
-    plan = PairPlan(new_pairs={}, loads=[], new_pks={})
+    plan = PairPlan()
+    notes = _Notes()
     problems: list[Problem] = []
     matched: set[str] = set()
-    moved: list[str] = []
-    trial_differs: list[str] = []
-    without_alignment = with_alignment = 0
     for position, pair in kept:
         sub = pair.subcorpus or subcorpus or None
         row = stored.get(pair.id)
         first = plan.new_pairs.get(pair.id)
         if row is None and first is None:
             plan.new_pairs[pair.id] = (pair, sub)
-            reference = (pair.source, pair.target)
         else:
+            if row is not None and pair.id not in matched:
+                matched.add(pair.id)
+                _compare_flags(pair, sub, row, notes)
             if row is not None:
                 reference = (row["source_tokens"], row["target_tokens"])
-                if pair.id not in matched:
-                    matched.add(pair.id)
-                    if sub and sub != row["subcorpus__name"]:
-                        moved.append(pair.id)
-                    trial = parse_trial(pair.metadata.get(TRIAL_KEY, False))
-                    if trial != row["is_trial"]:
-                        trial_differs.append(pair.id)
             else:
                 reference = (first[0].source, first[0].target)
             given = (pair.source, pair.target)
             if list(reference[0]) != list(given[0]) or list(reference[1]) != list(given[1]):
                 detail = describe_difference(reference, given)
-                who = pair.annotator if mode == "annotator" else None
-                who = fixed_name or who
                 if on_token_mismatch == "error":
+                    where = "in the project" if row is not None else "read earlier"
                     problems.append(
                         Problem(
-                            f"tokens differ from the pair already "
-                            f"{'in the project' if row else 'read'}: {detail} (a file may only "
-                            "attach alignments to a stored pair; see --token-mismatch)",
+                            f"tokens differ from the pair already {where}: {detail} (a file "
+                            "may only attach alignments to a stored pair; to go on, choose the "
+                            "token-mismatch policy skip or same-shape)",
                             file=name,
                             pair_id=pair.id,
                             position=position,
@@ -95,15 +106,15 @@ def plan_pairs(
                     )
                     continue
                 attach = on_token_mismatch == "same-shape" and same_shape(reference, given)
-                report.token_mismatches.append(
-                    TokenMismatch(pair.id, name, who, "attached" if attach else "skipped", detail)
-                )
+                who = fixed_name or (pair.annotator if mode == "annotator" else None)
+                action = "attached" if attach else "skipped"
+                report.token_mismatches.append(TokenMismatch(pair.id, name, who, action, detail))
                 if not attach:
                     continue
         if pair.alignment is None:
-            without_alignment += 1
+            notes.without_alignment += 1
             continue
-        with_alignment += 1
+        notes.with_alignment += 1
         if mode is not None:
             plan.loads.append(
                 AlignmentLoad(
@@ -117,24 +128,38 @@ def plan_pairs(
         raise CorpusImportError(problems)
     report.pairs_created = len(plan.new_pairs)
     report.pairs_matched = len(matched)
-    if mode is None and with_alignment:
-        report.warnings.append(
-            f"{with_alignment} pairs carry alignments, which were not loaded "
+    report.warnings += _warnings(mode, notes)
+    return plan
+
+
+def _compare_flags(pair: AlignedPair, sub: str | None, row: dict[str, Any], notes: _Notes) -> None:
+    """A stored pair keeps its subcorpus and trial flag; note where the input says otherwise."""
+    if sub and sub != row["subcorpus__name"]:
+        notes.moved.append(pair.id)
+    if parse_trial(pair.metadata.get(TRIAL_KEY, False)) != row["is_trial"]:
+        notes.trial_differs.append(pair.id)
+
+
+def _warnings(mode: str | None, notes: _Notes) -> list[str]:
+    out = []
+    if mode is None and notes.with_alignment:
+        out.append(
+            f"{notes.with_alignment} pairs carry alignments, which were not loaded "
             "(load them as gold, seed or annotator)"
         )
-    if mode is not None and without_alignment:
-        report.warnings.append(f"{without_alignment} pairs carry no alignment (text only)")
-    if moved:
-        report.warnings.append(
-            f"{len(moved)} pairs already in the project keep their stored subcorpus, which "
-            f"differs from this import's (e.g. {', '.join(moved[:5])})"
+    if mode is not None and notes.without_alignment:
+        out.append(f"{notes.without_alignment} pairs carry no alignment (text only)")
+    if notes.moved:
+        out.append(
+            f"{len(notes.moved)} pairs already in the project keep their stored subcorpus, "
+            f"which differs from this import's (e.g. {', '.join(notes.moved[:5])})"
         )
-    if trial_differs:
-        report.warnings.append(
-            f"{len(trial_differs)} pairs already in the project keep their stored trial flag, "
-            f"which differs from this import's (e.g. {', '.join(trial_differs[:5])})"
+    if notes.trial_differs:
+        out.append(
+            f"{len(notes.trial_differs)} pairs already in the project keep their stored trial "
+            f"flag, which differs from this import's (e.g. {', '.join(notes.trial_differs[:5])})"
         )
-    return plan
+    return out
 
 
 def _stored_pairs(project: Project, ids: list[str]) -> dict[str, dict[str, Any]]:

@@ -123,7 +123,7 @@ def check_alignment_conflicts(
                     problems.append(
                         Problem(
                             f"the pair already has a gold alignment ({gold.origin}) with other "
-                            "links; replace it explicitly (--replace-gold)",
+                            "links; replacing it must be asked for (replace gold)",
                             file=file,
                             pair_id=load.pair.id,
                             position=load.position,

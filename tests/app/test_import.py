@@ -295,6 +295,8 @@ def test_every_problem_is_listed_not_only_the_first(project):
         {"on_token_mismatch": "ignore"},
         {"subcorpus": ""},
         {"subcorpus": " news"},
+        {"annotator": "someone"},
+        {"load_alignments_as": "gold", "annotator": "someone"},
     ],
 )
 def test_bad_options_are_value_errors(project, options):

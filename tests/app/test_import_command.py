@@ -99,8 +99,9 @@ def test_three_annotators_files_in_one_command(db):
 
 def test_a_token_mismatch_refuses_the_three_files_unless_told(db):
     args = ["--project", "msr", "--create-project", "--annotator", "A", "--annotator", "B"]
-    with pytest.raises(CommandError, match="annotator_C.align.txt: pair '1'.*tokens differ"):
+    with pytest.raises(CommandError, match="annotator_C.align.txt: pair '1'.*tokens differ") as e:
         run(*args, "--annotator", "C", *MSR)
+    assert "hint: --token-mismatch skip|same-shape" in str(e.value)
     assert not Project.objects.exists() and not SentencePair.objects.exists()
     out, _ = run(*args, "--annotator", "C", "--skip-token-mismatch", *MSR)
     assert "skipped: pair '1' (annotator C)" in out

@@ -39,6 +39,11 @@ from annotator.services.importing import (
 )
 
 PER_FILE = ("source_text", "target_text", "sure_file", "annotator")
+HINTS = {  # what the service says -> the option that answers it
+    "token-mismatch policy": "hint: --token-mismatch skip|same-shape (or --skip-token-mismatch)",
+    "replacing it must be asked for": "hint: --replace-gold",
+    "no annotator named": "hint: --annotator NAME",
+}
 
 
 class ProgressBar:
@@ -205,7 +210,9 @@ class Command(BaseCommand):
                     transaction.set_rollback(True)
         except (CorpusImportError, ValueError) as exc:
             bar.close()
-            raise CommandError(f"import refused, nothing written:\n{exc}") from exc
+            hints = [hint for key, hint in HINTS.items() if key in str(exc)]
+            message = "\n".join([f"import refused, nothing written:\n{exc}", *hints])
+            raise CommandError(message) from exc
         bar.close()
         if opts["json"]:
             self.stdout.write(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
