@@ -85,11 +85,7 @@ def escape_bom(json_text: str) -> str:
 
 
 class LinkSet:
-    """Accumulates one pair's links, refusing a repeated cell or a cell marked both S and P.
-
-    Indices are whatever the caller passes (0-based by convention); messages show them as given
-    in ``shown`` form so a reader with 1-based files can say what the file said.
-    """
+    """Accumulates one pair's 0-based links, refusing a repeated cell or one marked S and P."""
 
     __slots__ = ("sure", "possible")
 
@@ -97,15 +93,13 @@ class LinkSet:
         self.sure: set[Link] = set()
         self.possible: set[Link] = set()
 
-    def add(self, i: int, j: int, sure: bool, shown: str | None = None) -> None:
-        """Add link (i, j); raise AlignmentError on a duplicate. ``shown`` names it in messages."""
+    def add(self, i: int, j: int, sure: bool) -> None:
+        """Add link (i, j); raise AlignmentError on a repeated cell."""
         cell = (i, j)
-        what = shown or f"{i}-{j}"
         if cell in self.sure or cell in self.possible:
-            same = (cell in self.sure) == sure
-            if same:
-                raise AlignmentError(f"duplicate link {what}")
-            raise AlignmentError(f"link {what} is marked both sure and possible")
+            if (cell in self.sure) == sure:
+                raise AlignmentError(f"duplicate link {i}-{j}")
+            raise AlignmentError(f"link {i}-{j} is marked both sure and possible")
         (self.sure if sure else self.possible).add(cell)
 
     def alignment(self) -> Alignment:

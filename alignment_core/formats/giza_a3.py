@@ -31,7 +31,6 @@ from alignment_core.formats.errors import FormatError
 
 _HEADER = re.compile(r"#\s*sentence\s+pair\s*(?:\(\s*([^()]*?)\s*\)|([^\s()]+))(.*)", re.I)
 _SCORE = re.compile(r"alignment\s+score\s*:\s*(\S+)", re.I)
-_POSITION = re.compile(r"(p?)(\d+)")
 OPEN, CLOSE = "({", "})"
 # A lone "}" also closes a group: it cannot be a position, and real files truncate "})"
 # (the MSR RTE2 C file ends with "({ 23 / / }").
@@ -66,21 +65,22 @@ def _positions(entries: list[str], word: str, name: str, lineno: int) -> list[tu
     for entry in entries:
         if entry == "/":
             continue
-        m = _POSITION.fullmatch(entry)
-        if m is None or not entry.isascii():
+        possible = entry[:1] == "p"
+        digits = entry[1:] if possible else entry
+        if not (digits.isascii() and digits.isdigit()):
             raise FormatError(
                 f"malformed position {entry!r} after token {word!r} (expected N or pN, 1-based)",
                 file=name,
                 line=lineno,
             )
-        pos = int(m[2])
+        pos = int(digits)
         if pos == 0:
             raise FormatError(
                 f"position 0 after token {word!r}: source positions are 1-based",
                 file=name,
                 line=lineno,
             )
-        out.append((pos, not m[1]))
+        out.append((pos, not possible))
     return out
 
 
@@ -122,9 +122,14 @@ def parse(text: str, name: str) -> list[AlignedPair]:
                         line=k + 3,
                     )
                 try:
-                    links.add(pos - 1, j, sure, shown=f"{word!r} -> position {pos}")
+                    links.add(pos - 1, j, sure)
                 except AlignmentError as exc:
-                    raise FormatError(f"pair {pid!r}: {exc}", file=name, line=k + 3) from None
+                    raise FormatError(
+                        f"pair {pid!r}: {exc} (0-based; the file lists position {pos} after "
+                        f"target token {j + 1}, {word!r})",
+                        file=name,
+                        line=k + 3,
+                    ) from None
         pair = AlignedPair(pid, source, [w for w, _ in groups], links.alignment())
         score = _SCORE.search(m[3])
         if score:

@@ -89,10 +89,15 @@ def parse(
                     file=name,
                     line=lineno,
                 )
+        found = links.get(n)
+        if found is None:
+            found = links[n] = LinkSet()
         try:
-            links.setdefault(n, LinkSet()).add(i - 1, j - 1, sure, shown=f"{i} {j} (1-based)")
+            found.add(i - 1, j - 1, sure)
         except AlignmentError as exc:
-            raise FormatError(f"pair {pid!r}: {exc}", file=name, line=lineno) from None
+            raise FormatError(
+                f"pair {pid!r}: {exc} (0-based; the file says {i} {j})", file=name, line=lineno
+            ) from None
     out = PairCollector(text_name)
     for n, pair in enumerate(text_pairs):
         found = links.get(n)

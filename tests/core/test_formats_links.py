@@ -154,7 +154,7 @@ def test_naacl_ids_come_from_the_text() -> None:
     [
         ("1 1 1\n1 1 4 S\n", 2, "target index 4 out of range (sentence has 3 tokens"),
         ("2 3 1\n", 1, "source index 3 out of range"),
-        ("1 1 1 S\n\n1 1 1 S\n", 3, "duplicate link 1 1 (1-based)"),
+        ("1 1 1 S\n\n1 1 1 S\n", 3, "duplicate link 0-0 (0-based; the file says 1 1)"),
         ("1 1 1 S\n1 1 1 P\n", 2, "marked both sure and possible"),
         ("1 1 1 X\n", 1, "bad label 'X'"),
         ("1 1 1 S zero\n", 1, "bad confidence 'zero'"),
