@@ -46,6 +46,10 @@ HINTS = {  # what the service says -> the option that answers it
 }
 
 
+def _plain(text: str) -> str:
+    return text  # progress is not an error: no red even though it goes to stderr
+
+
 class ProgressBar:
     """A one-line bar on a terminal (redrawn in place); elsewhere a line per 10 %."""
 
@@ -64,14 +68,14 @@ class ProgressBar:
             filled = int(self.width * percent / 100)
             line = f"[{'#' * filled}{'.' * (self.width - filled)}] {percent:5.1f}% {message}"
             line = line[:120]
-            self.out.write("\r" + line.ljust(self.drawn), ending="")
+            self.out.write("\r" + line.ljust(self.drawn), style_func=_plain, ending="")
             self.out.flush()
             self.drawn = len(line)
             return
         step = int(percent // 10)
         if step != self.last_step:
             self.last_step = step
-            self.out.write(f"{percent:5.1f}% {message}")
+            self.out.write(f"{percent:5.1f}% {message}", style_func=_plain)
 
     def close(self) -> None:
         if self.tty and self.drawn:
