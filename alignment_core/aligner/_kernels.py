@@ -1,0 +1,306 @@
+"""Compiled sentence-level kernels (numba) over the flat corpus layout.
+
+Layout (all 0-based):
+
+* pair ``n`` has ``N = src_off[n+1] - src_off[n]`` source and ``M = tgt_off[n+1] - tgt_off[n]``
+  target tokens;
+* ``cells[cell_off[n] + i * (M + 1) + j]`` is the index into the sparse translation table of
+  the word pair (source i, target j); row ``i = N`` is the source NULL word, column ``j = M``
+  the target NULL word;
+* a *direction* generates the "emitted" side from the "state" side: ``transposed = False`` is
+  source→target (states = source positions, one alignment per target word), ``True`` is
+  target→source;
+* ``weights[n]`` scales pair n's expected counts; 0 skips the pair (hand-aligned pairs, whose
+  counts are observed instead).
+
+The HMM's forward-backward and Viterbi kernels live in ``_hmm_kernels`` (same conventions).
+
+Every kernel is self-contained (no calls to other jitted functions), so ``kernel.py_func`` is
+an exact plain-Python twin: ``get_kernels(plain=True)`` returns those.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from types import SimpleNamespace
+
+import numpy as np
+from numba import njit
+
+_TINY = 1e-300
+
+jit = njit(cache=True, nogil=True)
+
+
+@jit
+def cell_keys(src, src_off, tgt, tgt_off, cell_off, n_tgt_vocab, out):
+    """Write ``src_id * n_tgt_vocab + tgt_id`` for every cell (NULL id 0 on the null row/col)."""
+    for n in range(len(src_off) - 1):
+        s0 = src_off[n]
+        t0 = tgt_off[n]
+        N = src_off[n + 1] - s0
+        M = tgt_off[n + 1] - t0
+        base = cell_off[n]
+        for i in range(N + 1):
+            e = np.int64(src[s0 + i]) if i < N else np.int64(0)
+            for j in range(M + 1):
+                f = np.int64(tgt[t0 + j]) if j < M else np.int64(0)
+                out[base + i * (M + 1) + j] = e * n_tgt_vocab + f
+
+
+@jit
+def ibm1_estep(src_off, tgt_off, cells, cell_off, weights, lo, hi, transposed, t, counts):
+    """IBM Model 1 E-step over pairs lo..hi-1; adds expected counts, returns the weighted log-lik."""
+    ll = 0.0
+    for n in range(lo, hi):
+        w = weights[n]
+        if w == 0.0:
+            continue
+        N = src_off[n + 1] - src_off[n]
+        M = tgt_off[n + 1] - tgt_off[n]
+        if N == 0 or M == 0:
+            continue
+        if transposed:
+            S, E, ss, se = M, N, 1, M + 1
+        else:
+            S, E, ss, se = N, M, M + 1, 1
+        base = cell_off[n]
+        for e in range(E):
+            tot = 0.0
+            for s in range(S + 1):
+                tot += t[cells[base + s * ss + e * se]]
+            if tot < _TINY:
+                tot = _TINY
+            ll += w * math.log(tot / (S + 1))
+            scale = w / tot
+            for s in range(S + 1):
+                k = cells[base + s * ss + e * se]
+                counts[k] += t[k] * scale
+    return ll
+
+
+@jit
+def normalize_t(counts, cond, n_cond, valid, alpha, t_out):
+    """M-step: ``t_out[k] = (counts[k] + alpha) / Σ (counts + alpha)`` over valid entries sharing
+    ``cond[k]`` (add-alpha smoothing, Moore 2004; 0 if that sum is 0). Invalid entries get 0."""
+    tot = np.zeros(n_cond)
+    for k in range(len(counts)):
+        if valid[k]:
+            tot[cond[k]] += counts[k] + alpha
+    for k in range(len(counts)):
+        z = tot[cond[k]]
+        t_out[k] = (counts[k] + alpha) / z if valid[k] and z > 0.0 else 0.0
+
+
+@jit
+def ibm1_decode(
+    src_off, tgt_off, cells, cell_off, lo, hi, transposed, t, out, out_off, post, post_off
+):
+    """IBM1 best state per emitted position (-1 = NULL) and, if ``post`` is non-empty, posteriors."""
+    write_post = len(post) > 0
+    for n in range(lo, hi):
+        N = src_off[n + 1] - src_off[n]
+        M = tgt_off[n + 1] - tgt_off[n]
+        if transposed:
+            S, E, ss, se, ps, pe = M, N, 1, M + 1, 1, M
+        else:
+            S, E, ss, se, ps, pe = N, M, M + 1, 1, M, 1
+        base = cell_off[n]
+        o = out_off[n]
+        for e in range(E):
+            bestv = t[cells[base + S * ss + e * se]]
+            arg = -1
+            tot = bestv
+            for s in range(S):
+                v = t[cells[base + s * ss + e * se]]
+                tot += v
+                if v > bestv:
+                    bestv = v
+                    arg = s
+            out[o + e] = arg
+            if write_post:
+                inv = 1.0 / tot if tot > 0.0 else 0.0
+                for s in range(S):
+                    post[post_off[n] + s * ps + e * pe] = t[cells[base + s * ss + e * se]] * inv
+
+
+@jit
+def observed_counts(
+    src_off,
+    tgt_off,
+    cells,
+    cell_off,
+    pair_idx,
+    link_s,
+    link_t,
+    link_w,
+    link_off,
+    transposed,
+    jclass,
+    jofs,
+    end_jump,
+    t_counts,
+    jump_counts,
+    row_counts,
+):
+    """Whole counts from hand alignments (seeds/004), for one direction.
+
+    Gold pair g is corpus pair ``pair_idx[g]`` with links ``link_s/link_t[link_off[g]:...]``
+    (source, target positions) of weight ``link_w``. Each emitted word carries one unit of
+    count, split over its links in proportion to their weights; a word without links counts
+    once for NULL. Jumps go from the previous emitted word's linked states (or position -1)
+    to this word's, weighted by both shares; NULL-aligned words keep the previous states.
+    """
+    maxS = 1
+    maxE = 1
+    for g in range(len(pair_idx)):
+        n = pair_idx[g]
+        N = src_off[n + 1] - src_off[n]
+        M = tgt_off[n + 1] - tgt_off[n]
+        maxS = max(maxS, max(N, M))
+        maxE = max(maxE, max(N, M))
+    W = np.zeros((maxS, maxE))
+    prev = np.zeros(maxS + 1)
+    cur = np.zeros(maxS + 1)
+    for g in range(len(pair_idx)):
+        n = pair_idx[g]
+        N = src_off[n + 1] - src_off[n]
+        M = tgt_off[n + 1] - tgt_off[n]
+        if transposed:
+            S, E, ss, se = M, N, 1, M + 1
+        else:
+            S, E, ss, se = N, M, M + 1, 1
+        base = cell_off[n]
+        for s in range(S):
+            for e in range(E):
+                W[s, e] = 0.0
+        for k in range(link_off[g], link_off[g + 1]):
+            if transposed:
+                W[link_t[k], link_s[k]] += link_w[k]
+            else:
+                W[link_s[k], link_t[k]] += link_w[k]
+        for p in range(S + 1):
+            prev[p] = 0.0
+        prev[0] = 1.0
+        for e in range(E):
+            tot = 0.0
+            for s in range(S):
+                tot += W[s, e]
+            if tot <= 0.0:
+                t_counts[cells[base + S * ss + e * se]] += 1.0
+                continue
+            for p in range(S + 1):
+                cur[p] = 0.0
+            for s in range(S):
+                share = W[s, e] / tot
+                if share == 0.0:
+                    continue
+                t_counts[cells[base + s * ss + e * se]] += share
+                cur[s + 1] = share
+                if S < 2:
+                    continue
+                for p in range(S + 1):
+                    if prev[p] > 0.0:
+                        jump_counts[jclass[s - p + 1 + jofs]] += prev[p] * share
+                        row_counts[S, p] += prev[p] * share
+            for p in range(S + 1):
+                prev[p] = cur[p]
+        if end_jump and S >= 2:
+            for p in range(S + 1):
+                if prev[p] > 0.0:
+                    jump_counts[jclass[S - p + 1 + jofs]] += prev[p]
+                    row_counts[S, p] += prev[p]
+
+
+@jit
+def jump_mstep(class_counts, row_counts, w_old, jclass, jofs, end_jump, n_iter):
+    """M-step for the jump weights: MM iterations (Hunter 2004) on the row-normalised model.
+
+    Maximises ``sum_k c_k log w_k - sum_(S,p) n_(S,p) log Z_(S,p)(w)``; every iteration raises
+    it, so EM stays monotone. Classes seen in no row keep the smallest visited weight.
+    """
+    C = len(w_old)
+    n_end = 1 if end_jump else 0
+    w = w_old.copy()
+    maxS = row_counts.shape[0] - 1
+    for _ in range(n_iter):
+        D = np.zeros(C)
+        for S in range(1, maxS + 1):
+            for p in range(S + 1):
+                nr = row_counts[S, p]
+                if nr <= 0.0:
+                    continue
+                z = 0.0
+                for i in range(S + n_end):
+                    z += w[jclass[i - p + 1 + jofs]]
+                for i in range(S + n_end):
+                    D[jclass[i - p + 1 + jofs]] += nr / z
+        total = 0.0
+        low = np.inf
+        for k in range(C):
+            if D[k] > 0.0:
+                w[k] = class_counts[k] / D[k]
+                total += w[k]
+                if 0.0 < w[k] < low:
+                    low = w[k]
+        if total <= 0.0:
+            return w_old.copy()
+        for k in range(C):
+            if D[k] <= 0.0:
+                w[k] = low if low < np.inf else w[k]
+        s = 0.0
+        for k in range(C):
+            s += w[k]
+        for k in range(C):
+            w[k] /= s
+    return w
+
+
+@jit
+def jump_loglik(class_counts, row_counts, w, jclass, jofs, end_jump):
+    """``sum_k c_k log w_k - sum_(S,p) n_(S,p) log Z_(S,p)``: the jump part of a complete log-lik."""
+    n_end = 1 if end_jump else 0
+    ll = 0.0
+    for k in range(len(w)):
+        if class_counts[k] > 0.0:
+            ll += class_counts[k] * math.log(max(w[k], _TINY))
+    for S in range(1, row_counts.shape[0]):
+        for p in range(S + 1):
+            nr = row_counts[S, p]
+            if nr > 0.0:
+                z = 0.0
+                for i in range(S + n_end):
+                    z += w[jclass[i - p + 1 + jofs]]
+                ll -= nr * math.log(max(z, _TINY))
+    return ll
+
+
+_NAMES = (
+    "cell_keys",
+    "ibm1_estep",
+    "normalize_t",
+    "ibm1_decode",
+    "observed_counts",
+    "jump_mstep",
+    "jump_loglik",
+)
+
+
+def plain_requested() -> bool:
+    """True when ``GRIDALIGN_ALIGNER_PLAIN=1``: run the kernels as plain Python (slow; for checks)."""
+    return os.environ.get("GRIDALIGN_ALIGNER_PLAIN", "") not in ("", "0")
+
+
+def get_kernels(plain: bool | None = None) -> SimpleNamespace:
+    """The kernels, compiled or (``plain``, default from the environment) their Python originals."""
+    if plain is None:
+        plain = plain_requested()
+    from alignment_core.aligner import _hmm_kernels
+
+    found = {n: globals()[n] for n in _NAMES}
+    found.update(
+        hmm_forward_backward=_hmm_kernels.hmm_forward_backward,
+        hmm_viterbi=_hmm_kernels.hmm_viterbi,
+    )
+    return SimpleNamespace(**{n: (f.py_func if plain else f) for n, f in found.items()})
