@@ -33,6 +33,7 @@ from alignment_core.formats.errors import FormatError
 
 _ALIASES = {"src": "source", "tgt": "target"}
 _CORE_COLUMNS = ("id", "source", "target")
+_KNOWN_COLUMNS = frozenset((*_CORE_COLUMNS, "subcorpus", "metadata"))
 SEPARATOR = "|||"
 
 
@@ -40,8 +41,16 @@ SEPARATOR = "|||"
 
 
 def _header(line: str) -> list[str] | None:
-    """Column names if ``line`` is a header (it names a source and a target column)."""
-    names = [_ALIASES.get(f.strip().casefold(), f.strip().casefold()) for f in line.split("\t")]
+    """Column names if ``line`` is a header (it names a source and a target column).
+
+    Known names are matched case-insensitively; other columns keep their spelling (they
+    become metadata keys).
+    """
+    names = []
+    for field in line.split("\t"):
+        key = field.strip().casefold()
+        key = _ALIASES.get(key, key)
+        names.append(key if key in _KNOWN_COLUMNS else field.strip())
     if "source" in names and "target" in names:
         return names
     return None

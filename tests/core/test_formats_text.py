@@ -45,10 +45,10 @@ def test_tsv_two_columns_numbers_pairs_skipping_blank_lines() -> None:
 
 
 def test_tsv_header_subcorpus_and_metadata() -> None:
-    text = "ID\tsubcorpus\tsrc\ttgt\tgenre\nx1\tnews\ta b\tc\twire\nx2\t\td\te\t\n"
+    text = "ID\tSubcorpus\tsrc\tTGT\tGenre\nx1\tnews\ta b\tc\twire\nx2\t\td\te\t\n"
     pairs = parse_pairs(text, "tsv", subcorpus="default")
     assert [(p.id, p.subcorpus, p.source, p.target, p.metadata) for p in pairs] == [
-        ("x1", "news", ["a", "b"], ["c"], {"genre": "wire"}),
+        ("x1", "news", ["a", "b"], ["c"], {"Genre": "wire"}),
         ("x2", "default", ["d"], ["e"], {}),
     ]
 
