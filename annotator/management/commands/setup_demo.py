@@ -1,0 +1,133 @@
+"""``manage.py setup_demo``: a demo project to try gridalign with, idempotently.
+
+Creates (or brings back) the project "Demo: paraphrase alignment" with guidelines, the users
+``lead`` (its lead), ``annotator1`` and ``annotator2`` with the fixed demo passwords below
+(reset on every run, so the printed ones always work), and 36 English paraphrase pairs in
+three subcorpora (mtc, news, novels), six of them trial pairs and twelve with a gold alignment.
+Re-running never duplicates anything; pairs already in the project are left as they are.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from alignment_core.formats import read_pairs
+from annotator.models import Membership, Project, SentencePair
+from annotator.services.importing import import_pairs
+
+DEMO_PROJECT = "Demo: paraphrase alignment"
+DEMO_PAIRS = Path(__file__).resolve().parents[2] / "demo_data" / "demo_pairs.jsonl"
+# (username, password, role) — demo credentials, printed by the command; never use in production
+DEMO_USERS = [
+    ("lead", "gridalign-lead", Membership.Role.LEAD),
+    ("annotator1", "gridalign-annotator1", Membership.Role.ANNOTATOR),
+    ("annotator2", "gridalign-annotator2", Membership.Role.ANNOTATOR),
+]
+
+DESCRIPTION = (
+    "English paraphrase pairs in three subcorpora — translations of the same Chinese "
+    "sentences (mtc), rewritten news (news) and retold novel passages (novels) — to align "
+    "word by word, as in Cohn, Callison-Burch & Lapata (2008)."
+)
+
+GUIDELINES = """\
+# Aligning paraphrases
+
+You see two sentences that say (nearly) the same thing. Mark which words of one correspond
+to which words of the other. Each cell of the grid is a **source word × target word** pair.
+
+## Sure and possible
+
+* **Sure (S)**: the words mean the same thing here — *agreement* ↔ *deal*.
+* **Possible (P)**: a plausible but uncertain link — e.g. *the* ↔ *a*, or a word that is part
+  of a looser correspondence. When in doubt between S and P, choose **P**.
+* Leave a word **unaligned** when nothing in the other sentence expresses it.
+
+## Phrases
+
+Align the **smallest units** that correspond. When a phrase can only be matched as a whole
+(an idiom, a rewording), link **every word of one to every word of the other** — a block:
+
+| source | target |
+|---|---|
+| *reached* | *arrived at* |
+| *in a row* | *consecutive* |
+| *without saying a word* | *silently* |
+
+Mark the inner links of a block as sure when the whole phrases mean the same thing, and as
+possible when the correspondence is loose.
+
+## Details
+
+1. Identical words are aligned like any others (*trade* ↔ *trade*).
+2. Punctuation is aligned when it plays the same role (final full stops).
+3. Function words (*the*, *of*, *to*) go with their phrase if they have no own counterpart.
+4. Do not compare notes with other annotators: every pair is annotated blind.
+
+Trial pairs are for practice: they never become part of the gold corpus.
+"""
+
+
+def setup_demo() -> dict[str, Any]:
+    """Create or complete the demo project; return what was done (for the command's output)."""
+    User = get_user_model()
+    done: dict[str, Any] = {"users_created": [], "pairs_imported": 0}
+    with transaction.atomic():
+        users = {}
+        for username, password, _role in DEMO_USERS:
+            user, created = User.objects.get_or_create(username=username)
+            user.set_password(password)
+            user.is_active = True
+            user.save()
+            users[username] = user
+            if created:
+                done["users_created"].append(username)
+        project, done["project_created"] = Project.objects.get_or_create(
+            name=DEMO_PROJECT,
+            defaults={
+                "description": DESCRIPTION,
+                "guidelines": GUIDELINES,
+                "monolingual": True,
+                "created_by": users["lead"],
+            },
+        )
+        for username, _password, role in DEMO_USERS:
+            Membership.objects.update_or_create(
+                project=project, user=users[username], defaults={"role": role}
+            )
+        present = set(project.pairs.values_list("external_id", flat=True))
+        missing = [p for p in read_pairs(DEMO_PAIRS, "jsonl") if p.id not in present]
+        if missing:
+            report = import_pairs(
+                project=project,
+                pairs=missing,
+                load_alignments_as="gold",
+                source_name=DEMO_PAIRS.name,
+            )
+            done["pairs_imported"] = report.pairs_created
+    done["project"] = project
+    return done
+
+
+class Command(BaseCommand):
+    help = "Create the demo project, its users and its pairs (safe to run again)."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        done = setup_demo()
+        project = done["project"]
+        pairs = SentencePair.objects.filter(project=project)
+        state = "created" if done["project_created"] else "already there"
+        self.stdout.write(
+            f'Demo project "{project.name}" (id {project.pk}, {state}): {pairs.count()} pairs '
+            f"({pairs.filter(is_trial=True).count()} trial, "
+            f"{pairs.filter(gold__isnull=False).count()} with gold) in "
+            f"{project.subcorpora.count()} subcorpora; {done['pairs_imported']} imported now."
+        )
+        self.stdout.write("Log in at /accounts/login/ with (demo passwords, reset on each run):")
+        for username, password, role in DEMO_USERS:
+            self.stdout.write(f"  {username:<12} {password:<22} ({role})")

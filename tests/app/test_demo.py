@@ -1,0 +1,89 @@
+"""``manage.py setup_demo``: the demo project, its users and pairs, idempotently."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.core.management import call_command
+
+from annotator.management.commands.setup_demo import DEMO_PROJECT, DEMO_USERS
+from annotator.models import GoldAlignment, Membership, Project, SentencePair, Subcorpus
+
+pytestmark = pytest.mark.django_db
+
+
+def run_setup_demo(capsys) -> str:
+    call_command("setup_demo")
+    return capsys.readouterr().out
+
+
+def printed_credentials(out: str) -> dict[str, str]:
+    return dict(re.findall(r"^\s+(\w+)\s+(\S+)\s+\((?:lead|annotator)\)$", out, re.M))
+
+
+def test_setup_demo_creates_project_users_subcorpora_trial_and_gold(capsys):
+    out = run_setup_demo(capsys)
+    project = Project.objects.get(name=DEMO_PROJECT)
+    assert "# Aligning paraphrases" in project.guidelines
+    roles = dict(project.memberships.values_list("user__username", "role"))
+    assert roles == {"lead": "lead", "annotator1": "annotator", "annotator2": "annotator"}
+    assert set(Subcorpus.objects.filter(project=project).values_list("name", flat=True)) == {
+        "mtc",
+        "news",
+        "novels",
+    }
+    pairs = SentencePair.objects.filter(project=project)
+    assert 30 <= pairs.count() <= 40
+    trial = pairs.filter(is_trial=True)
+    assert 0 < trial.count() < pairs.count()
+    assert set(trial.values_list("subcorpus__name", flat=True)) == {"mtc", "news", "novels"}
+    gold = GoldAlignment.objects.filter(pair__project=project)
+    assert gold.count() >= 9
+    assert not gold.filter(pair__is_trial=True).exists()  # trial pairs never become gold
+    for g in gold:  # the stored gold is valid for its pair and uses both labels overall
+        g.full_clean()
+    labels = {link[2] for g in gold for link in g.links}
+    assert labels == {"S", "P"}
+    assert "36 pairs" in out
+
+
+def test_setup_demo_is_idempotent(capsys):
+    run_setup_demo(capsys)
+    models = (Project, Membership, SentencePair, GoldAlignment, Subcorpus)
+    first = [m.objects.count() for m in models]
+    out = run_setup_demo(capsys)
+    assert [m.objects.count() for m in models] == first
+    assert "already there" in out and "0 imported now" in out
+
+
+def test_setup_demo_restores_missing_pairs_and_keeps_edited_guidelines(capsys):
+    run_setup_demo(capsys)
+    project = Project.objects.get(name=DEMO_PROJECT)
+    project.guidelines = "Our own guidelines"
+    project.save()
+    SentencePair.objects.filter(external_id="news-012").delete()
+    run_setup_demo(capsys)
+    project.refresh_from_db()
+    assert project.guidelines == "Our own guidelines"
+    assert project.pairs.filter(external_id="news-012").exists()
+
+
+def test_users_log_in_with_the_printed_passwords(client, capsys):
+    out = run_setup_demo(capsys)
+    credentials = printed_credentials(out)
+    assert credentials == {username: password for username, password, _ in DEMO_USERS}
+    for username, password in credentials.items():
+        assert len(password) >= 8
+        assert client.login(username=username, password=password), username
+        assert DEMO_PROJECT in client.get("/").content.decode()
+        client.logout()
+
+
+def test_passwords_are_reset_on_each_run(client, capsys, django_user_model):
+    run_setup_demo(capsys)
+    lead = django_user_model.objects.get(username="lead")
+    lead.set_password("something-else")
+    lead.save()
+    credentials = printed_credentials(run_setup_demo(capsys))
+    assert client.login(username="lead", password=credentials["lead"])
