@@ -25,14 +25,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "convert",
         help="convert alignment / sentence-pair files between formats",
-        description=__doc__,
+        description=__doc__.split("\n\n")[2] + f"\nFormats: {', '.join(FORMATS)}.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     names = list(FORMATS)
     p.add_argument("input", metavar="IN", help="input file ('-' = stdin)")
     p.add_argument("output", metavar="OUT", help="output file ('-' = stdout)")
-    p.add_argument("--from", dest="from_fmt", choices=names, help="input format")
-    p.add_argument("--to", dest="to_fmt", choices=names, help="output format")
+    p.add_argument("--from", dest="from_fmt", choices=names, metavar="FMT", help="input format")
+    p.add_argument("--to", dest="to_fmt", choices=names, metavar="FMT", help="output format")
     p.add_argument(
         "--source-text",
         metavar="F",
@@ -44,10 +44,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="F",
         help="pharaoh/naacl input: target sentences; parallel input: the target side",
     )
-    p.add_argument("--text-format", choices=names, help="format of a --source-text pair file")
+    p.add_argument(
+        "--text-format", choices=names, metavar="FMT", help="format of a --source-text pair file"
+    )
     p.add_argument("--sure-file", metavar="F", help="edinburgh: the sure-only file of IN")
-    p.add_argument("--encoding", default="utf-8", help="input encoding (default utf-8)")
-    p.add_argument("--subcorpus", help="subcorpus for pairs whose file names none")
+    p.add_argument(
+        "--encoding", default="utf-8", metavar="ENC", help="input encoding (default utf-8)"
+    )
+    p.add_argument("--subcorpus", metavar="NAME", help="subcorpus for pairs whose file names none")
     p.add_argument(
         "--out-source-text",
         metavar="F",

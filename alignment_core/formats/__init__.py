@@ -158,10 +158,14 @@ def parse_pairs(
     info = _info(fmt)
     text = decode(data, encoding=encoding, name=name)
     if sure_data is not None and fmt != "edinburgh":
-        raise FormatError(f"a separate sure-links file only applies to edinburgh, not {fmt}")
+        raise FormatError(
+            f"a separate sure-links file only applies to edinburgh, not {fmt}", file=name
+        )
     if fmt == "parallel":
         if target_lines is None or source_lines is not None or text_pairs is not None:
-            raise FormatError("parallel needs exactly one target file besides the source file")
+            raise FormatError(
+                "parallel needs exactly one target file besides the source file", file=name
+            )
         target = decode(target_lines, encoding=encoding, name=target_name)
         pairs = textpairs.parse_parallel(text, name, target, target_name)
     elif info.needs_text:
@@ -180,12 +184,16 @@ def parse_pairs(
             )
             text_name = f"{source_name} + {target_name}"
         elif source_lines is not None or target_lines is not None:
-            raise FormatError("pass either text_pairs or source_lines/target_lines, not both")
+            raise FormatError(
+                "pass either text_pairs or source_lines/target_lines, not both", file=name
+            )
         parse = pharaoh.parse if fmt == "pharaoh" else naacl.parse
         pairs = parse(text, name, text_pairs, text_name)
     else:
         if source_lines is not None or target_lines is not None or text_pairs is not None:
-            raise FormatError(f"{fmt} files carry their own sentences: drop the text files")
+            raise FormatError(
+                f"{fmt} files carry their own sentences: drop the text files", file=name
+            )
         if fmt == "edinburgh":
             sure = (
                 None if sure_data is None else decode(sure_data, encoding=encoding, name=sure_name)

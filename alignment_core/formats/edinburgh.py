@@ -100,8 +100,8 @@ def _pair(obj: Any) -> AlignedPair:
         raise ValueError(f"expected a JSON object, got {type(obj).__name__}")
     raw_id = obj.get("id")
     if isinstance(raw_id, int) and not isinstance(raw_id, bool):
-        raw_id = str(raw_id)
-    pid = _field({"id": raw_id}, "id", None).strip()
+        raw_id = str(raw_id)  # tolerate numeric ids
+    pid = _field({**obj, "id": raw_id}, "id", None).strip()
     pair = AlignedPair(pid, _field(obj, "source", pid).split(), _field(obj, "target", pid).split())
     links = LinkSet()
     for key, sure in (("sureAlign", True), ("possibleAlign", False)):
