@@ -20,12 +20,18 @@ from typing import TextIO
 from alignment_core.formats import FORMATS, FormatError, guess_format, parse_pairs, read_pairs
 from alignment_core.formats import write_pairs as _write_pairs
 
+_ABOUT = (  # the help text (kept out of __doc__, which python -OO strips)
+    "IN or OUT '-' is stdin / stdout. --from / --to default to what the file names suggest. "
+    "The whole input is read and checked before anything is written, and a file output "
+    "appears only when complete. Output is UTF-8. A one-line summary goes to stderr."
+)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "convert",
         help="convert alignment / sentence-pair files between formats",
-        description=__doc__.split("\n\n")[2] + f"\nFormats: {', '.join(FORMATS)}.",
+        description=_ABOUT + f"\nFormats: {', '.join(FORMATS)}.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     names = list(FORMATS)
