@@ -26,9 +26,19 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from alignment_core.alignment import Link
+
+# Every kernel is compiled eagerly for ONE signature. Besides failing loudly on a wrong dtype, this
+# keeps numba's on-disk cache to a single entry per function: processes that share the tree
+# (parallel test runs, web workers) then never race to number different signatures.
+I32 = types.int32[:]
+I64 = types.int64[:]
+U8 = types.uint8[:]
+INT = types.int64
+F64 = types.float64
+BOOL = types.boolean
 
 
 class PhrasePair(NamedTuple):
@@ -44,7 +54,7 @@ class PhrasePair(NamedTuple):
 # -- kernels ----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit((I32, I32, INT, INT), cache=True)
 def _profiles(li, lj, n, m):
     """Row and column profiles of the links (li[k], lj[k]) in an n × m grid."""
     rmin = np.full(n, m, np.int32)
@@ -65,7 +75,7 @@ def _profiles(li, lj, n, m):
     return rmin, rmax, cmin, cmax
 
 
-@njit(cache=True)
+@njit((I32, I32, I32, I32, BOOL, I32, I32, I32, I32), cache=True)
 def _scan_spans(rmin, rmax, cmin, cmax, first_only, out_i1, out_i2, out_j1, out_j2):
     """Write the consistent boxes (by source start, then end) into the out arrays; return count.
 
@@ -114,7 +124,7 @@ def _scan_spans(rmin, rmax, cmin, cmax, first_only, out_i1, out_i2, out_j1, out_
     return count
 
 
-@njit(cache=True)
+@njit((I32, I32, I32, I32, I32, I32, I32, I32), cache=True)
 def _atoms(rmin, rmax, cmin, cmax, out_i1, out_i2, out_j1, out_j2):
     """Write the atomic boxes (sorted by source start) into the out arrays (n slots); return count."""
     n = rmin.size
@@ -139,7 +149,7 @@ def _atoms(rmin, rmax, cmin, cmax, out_i1, out_i2, out_j1, out_j2):
     return keep
 
 
-@njit(cache=True)
+@njit((I32, I32, I32, I32, INT, INT, INT, INT), cache=True)
 def _box_consistent(rmin, rmax, cmin, cmax, i1, i2, j1, j2):
     """True when the box [i1..i2] × [j1..j2] is consistent with the profiled alignment."""
     if rmax[i1] < 0 or rmax[i2] < 0 or cmax[j1] < 0 or cmax[j2] < 0:
@@ -153,7 +163,7 @@ def _box_consistent(rmin, rmax, cmin, cmax, i1, i2, j1, j2):
     return True
 
 
-@njit(cache=True)
+@njit((I32, I32, INT, INT, I32, I32, INT, INT), cache=True)
 def _same_text(sp, ss, i1, i2, tp, ts, j1, j2):
     """True when source tokens i1..i2 and target tokens j1..j2 have the same casefolded text.
 

@@ -15,7 +15,16 @@ from numba import njit
 
 from alignment_core.agreement.encoding import LinkPacker, TokenEncoder
 from alignment_core.alignment import Alignment
-from alignment_core.phrases import _atoms, _box_consistent, _profiles, _same_text
+from alignment_core.phrases import (
+    BOOL,
+    I32,
+    I64,
+    INT,
+    _atoms,
+    _box_consistent,
+    _profiles,
+    _same_text,
+)
 
 ScoreItem = tuple[Sequence[str], Sequence[str], Alignment, Alignment]
 """(source tokens, target tokens, test alignment A, reference alignment B)."""
@@ -42,24 +51,25 @@ PHRASE_COLUMNS = (
 _NW = len(WORD_COLUMNS)
 
 
-@njit(cache=True)
-def _atom_hits(prof, other, n, sp, ss, tp, ts, keep_identical, out, col):
-    """out[col] += atoms of ``prof`` kept by the identity filter; out[col+1] += those of them
-    consistent with ``other``."""
+@njit((I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, BOOL, I64, INT), cache=True)
+def _atom_hits(rmin, rmax, cmin, cmax, ormin, ormax, ocmin, ocmax, sp, ss, tp, ts, keep, out, col):
+    """out[col] += atoms of the first profile kept by the identity filter; out[col+1] += those
+    of them consistent with the other (``o*``) profile."""
+    n = rmin.size
     i1 = np.empty(n, np.int32)
     i2 = np.empty(n, np.int32)
     j1 = np.empty(n, np.int32)
     j2 = np.empty(n, np.int32)
-    k = _atoms(prof[0], prof[1], prof[2], prof[3], i1, i2, j1, j2)
+    k = _atoms(rmin, rmax, cmin, cmax, i1, i2, j1, j2)
     for t in range(k):
-        if not keep_identical and _same_text(sp, ss, i1[t], i2[t], tp, ts, j1[t], j2[t]):
+        if not keep and _same_text(sp, ss, i1[t], i2[t], tp, ts, j1[t], j2[t]):
             continue
         out[col] += 1
-        if _box_consistent(other[0], other[1], other[2], other[3], i1[t], i2[t], j1[t], j2[t]):
+        if _box_consistent(ormin, ormax, ocmin, ocmax, i1[t], i2[t], j1[t], j2[t]):
             out[col + 1] += 1
 
 
-@njit(cache=True)
+@njit((I64, I64, I32, I32, I64, I32, I32, I64, I32, I32, I64, BOOL, BOOL), cache=True)
 def _count_kernel(
     ns, ms, sp, ss, ss_off, tp, ts, ts_off, links_i, links_j, offsets, keep_identical, do_phrase
 ):
@@ -114,10 +124,19 @@ def _count_kernel(
         b_s = _profiles(links_i[a : offsets[4 * k + 3]], links_j[a : offsets[4 * k + 3]], n, m)
         a = offsets[4 * k + 3]
         b_p = _profiles(links_i[a : offsets[4 * k + 4]], links_j[a : offsets[4 * k + 4]], n, m)
-        _atom_hits(a_s, b_p, n, sp, s0, tp, t0, keep_identical, row, _NW + 0)
-        _atom_hits(b_s, a_p, n, sp, s0, tp, t0, keep_identical, row, _NW + 2)
-        _atom_hits(a_p, b_p, n, sp, s0, tp, t0, keep_identical, row, _NW + 4)
-        _atom_hits(b_p, a_p, n, sp, s0, tp, t0, keep_identical, row, _NW + 6)
+        # atom(A_S) vs cons(B_P), atom(B_S) vs cons(A_P), atom(A_P) vs cons(B_P), atom(B_P) vs cons(A_P)
+        a0, a1, a2, a3 = a_s
+        b0, b1, b2, b3 = b_p
+        _atom_hits(a0, a1, a2, a3, b0, b1, b2, b3, sp, s0, tp, t0, keep_identical, row, _NW)
+        a0, a1, a2, a3 = b_s
+        b0, b1, b2, b3 = a_p
+        _atom_hits(a0, a1, a2, a3, b0, b1, b2, b3, sp, s0, tp, t0, keep_identical, row, _NW + 2)
+        a0, a1, a2, a3 = a_p
+        b0, b1, b2, b3 = b_p
+        _atom_hits(a0, a1, a2, a3, b0, b1, b2, b3, sp, s0, tp, t0, keep_identical, row, _NW + 4)
+        a0, a1, a2, a3 = b_p
+        b0, b1, b2, b3 = a_p
+        _atom_hits(a0, a1, a2, a3, b0, b1, b2, b3, sp, s0, tp, t0, keep_identical, row, _NW + 6)
     return out
 
 
