@@ -1,5 +1,7 @@
+from django.conf import settings
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import path, re_path
+from django.views.static import serve
 
 from annotator.views import health, jobs, pages
 
@@ -22,3 +24,11 @@ urlpatterns = [
     path("jobs/<int:job_id>/", jobs.job_detail, name="job-detail"),
     path("healthz", health.healthz, name="healthz"),
 ]
+
+if settings.SERVE_STATIC and not settings.DEBUG:
+    # gunicorn without a proxy (docker-compose): serve collectstatic's output. With DEBUG on,
+    # django.contrib.staticfiles' runserver already serves the sources.
+    prefix = settings.STATIC_URL.strip("/")
+    urlpatterns.append(
+        re_path(rf"^{prefix}/(?P<path>.*)$", serve, {"document_root": settings.STATIC_ROOT})
+    )

@@ -109,6 +109,9 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "frontend" / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
+# With DEBUG off, Django serves STATIC_ROOT (after collectstatic) itself only when asked: the
+# docker-compose web service does, having no reverse proxy in front. See annotator/urls.py.
+SERVE_STATIC = env_bool("SERVE_STATIC", False)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
