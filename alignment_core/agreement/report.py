@@ -1,0 +1,244 @@
+"""The agreement report of a corpus: the paper's Tables 3, 4 and 5, length series, pairwise and
+multi-rater figures, as plain JSON-ready data (dicts, lists, str, int, float, None).
+
+Input is one :class:`PairAnnotations` per sentence pair — what a Django service can build from
+database rows (pair id, subcorpus, tokens, the stored seed alignment and each annotator's final
+alignment). Nothing here touches a database.
+
+Conventions (the spec is silent on these; chosen to follow the paper):
+
+* **Tables 3 / 4** (word / phrase level) use the doubly annotated pairs: those with two or more
+  annotations, of which the first two in the record's ``annotations`` order play A (test) and B
+  (reference); so put them in a stable order (e.g. by assignment). Rows: each subcorpus (sorted)
+  then ``"all"``; columns precision (poss, sure), recall (poss, sure), F1, κ_C. κ_C needs the seed,
+  so it is computed over the pairs that have one (``kappa_c_pairs``).
+* **Table 5** (human against aligner): for each annotator, every pair they annotated that has a
+  seed, with the *seed as the test side and the annotator as the reference* — as in the paper,
+  where the aligner's precision is reported against the human. κ_C there uses the seed as the
+  second "annotator": its edit rate is 0, so its chance samples are the seed itself.
+* **Pairwise**: every pair of annotators (names sorted; the first is the test side) over the pairs
+  both annotated, with Cohen's κ over cells.
+* **Multi-rater**: Fleiss' κ and Krippendorff's α over link items of all annotators (``classic``).
+* 0/0 and undefined κ are None; a reason accompanies an undefined κ_C.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from alignment_core.agreement.batch import WORD_COLUMNS, count_pairs
+from alignment_core.agreement.classic import cohen_kappa_cells, multi_rater_agreement
+from alignment_core.agreement.kappa_c import KappaPair, KappaResult, kappa_c
+from alignment_core.agreement.phrase import phrase_scores_from_rows
+from alignment_core.agreement.word import word_scores_from_rows
+from alignment_core.alignment import Alignment
+
+ALL = "all"
+SEED = "seed"
+TABLE_COLUMNS = (
+    "precision_possible",
+    "precision_sure",
+    "recall_possible",
+    "recall_sure",
+    "f1",
+    "kappa_c",
+)
+
+
+@dataclass(frozen=True)
+class PairAnnotations:
+    """One sentence pair and everything annotated on it (0-based links)."""
+
+    pair_id: str
+    subcorpus: str
+    source: Sequence[str]
+    target: Sequence[str]
+    seed: Alignment | None
+    annotations: Mapping[str, Alignment] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Comparison:
+    """Test/reference alignments of a set of pairs, with who plays each side."""
+
+    records: list[PairAnnotations]
+    test: list[Alignment]
+    reference: list[Alignment]
+    test_names: list[str]
+    reference_names: list[str]
+
+
+def _kappa_pairs(c: _Comparison) -> list[KappaPair]:
+    return [
+        KappaPair(r.source, r.target, r.seed, a, b, r.subcorpus, r.pair_id, na, nb)
+        for r, a, b, na, nb in zip(
+            c.records, c.test, c.reference, c.test_names, c.reference_names, strict=True
+        )
+        if r.seed is not None
+    ]
+
+
+def _tables(
+    c: _Comparison, settings: dict, progress: Callable[[str], None]
+) -> tuple[dict, dict[str, KappaResult]]:
+    """Word and phrase tables (rows by subcorpus + all) and the κ_C results behind them."""
+    rows = count_pairs(
+        (
+            (r.source, r.target, a, b)
+            for r, a, b in zip(c.records, c.test, c.reference, strict=True)
+        ),
+        include_identical=settings["include_identical"],
+    )
+    nw = len(WORD_COLUMNS)
+    kappas: dict[str, KappaResult] = {}
+    tables: dict[str, list[dict]] = {}
+    subcorpora = sorted({r.subcorpus for r in c.records})
+    groups = [(s, [k for k, r in enumerate(c.records) if r.subcorpus == s]) for s in subcorpora]
+    groups.append((ALL, list(range(len(c.records)))))
+    for level in ("word", "phrase"):
+        progress(f"κ_C at {level} level over {len(c.records)} pairs")
+        kappas[level] = kappa_c(
+            _kappa_pairs(c),
+            level=level,
+            samples=settings["samples"],
+            rng_seed=settings["rng_seed"],
+            include_identical=settings["include_identical"],
+            bin_width=settings["bin_width"],
+        )
+        table = []
+        for name, idx in groups:
+            if level == "word":
+                scores = word_scores_from_rows(rows[idx, :nw]).as_dict()
+            else:
+                scores = phrase_scores_from_rows(rows[idx, nw:]).as_dict()
+            k = kappas[level].overall if name == ALL else kappas[level].by_subcorpus.get(name)
+            row: dict = {"subcorpus": name, "pairs": len(idx)}
+            row.update({col: scores.get(col) for col in TABLE_COLUMNS if col != "kappa_c"})
+            row["kappa_c"] = None if k is None else k.kappa_c
+            row["kappa_c_pairs"] = 0 if k is None else k.pairs
+            row["kappa_c_reason"] = "no seed" if k is None else k.reason
+            table.append(row)
+        tables[level] = table
+    return tables, kappas
+
+
+def _summary(c: _Comparison, settings: dict, progress: Callable[[str], None]) -> dict:
+    tables, kappas = _tables(c, settings, progress)
+    return {
+        "pairs": len(c.records),
+        "word": tables["word"],
+        "phrase": tables["phrase"],
+        "kappa_c": {level: k.as_dict() for level, k in kappas.items()},
+        "by_length": {
+            level: [
+                {
+                    "min_length": lo,
+                    "max_length": hi,
+                    "pairs": s.pairs,
+                    "theta": s.theta,
+                    "theta0": s.theta0,
+                    "kappa_c": s.kappa_c,
+                    "stderr": s.stderr,
+                }
+                for lo, hi, s in k.by_length
+            ]
+            for level, k in kappas.items()
+        },
+        "cohen_kappa_cells": cohen_kappa_cells(
+            (len(r.source), len(r.target), a, b)
+            for r, a, b in zip(c.records, c.test, c.reference, strict=True)
+        ),
+    }
+
+
+def build_report(
+    records: Iterable[PairAnnotations],
+    *,
+    samples: int = 1000,
+    rng_seed: int = 0,
+    include_identical: bool = False,
+    bin_width: int = 5,
+    pairwise: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> dict:
+    """The full agreement report (module doc); ``samples`` = J for every κ_C, each κ_C drawn
+    from its own Generator seeded with ``rng_seed``. ``progress`` receives one line per step."""
+    records = list(records)
+    say = progress or (lambda _msg: None)
+    settings = {
+        "samples": samples,
+        "rng_seed": rng_seed,
+        "include_identical": include_identical,
+        "bin_width": bin_width,
+    }
+    annotators = sorted({name for r in records for name in r.annotations})
+    report: dict = {"pairs": len(records), "annotators": annotators, "settings": settings}
+
+    doubly = [r for r in records if len(r.annotations) >= 2]
+    firsts = [list(r.annotations.items())[:2] for r in doubly]
+    both = _Comparison(
+        doubly,
+        [f[0][1] for f in firsts],
+        [f[1][1] for f in firsts],
+        [f[0][0] for f in firsts],
+        [f[1][0] for f in firsts],
+    )
+    say(f"Tables 3 and 4: {len(doubly)} doubly annotated pairs")
+    report["agreement"] = _summary(both, settings, say)
+
+    report["against_seed"] = {}
+    for name in annotators:
+        mine = [r for r in records if name in r.annotations and r.seed is not None]
+        say(f"Table 5: seed against {name} on {len(mine)} pairs")
+        c = _Comparison(
+            mine,
+            [r.seed for r in mine],  # type: ignore[misc]  # filtered above
+            [r.annotations[name] for r in mine],
+            [SEED] * len(mine),
+            [name] * len(mine),
+        )
+        report["against_seed"][name] = {
+            "test": SEED,
+            "reference": name,
+            **_summary(c, settings, say),
+        }
+
+    report["pairwise"] = []
+    if pairwise:
+        for a, b in combinations(annotators, 2):
+            shared = [r for r in records if a in r.annotations and b in r.annotations]
+            say(f"pairwise: {a} against {b} on {len(shared)} pairs")
+            c = _Comparison(
+                shared,
+                [r.annotations[a] for r in shared],
+                [r.annotations[b] for r in shared],
+                [a] * len(shared),
+                [b] * len(shared),
+            )
+            report["pairwise"].append({"test": a, "reference": b, **_summary(c, settings, say)})
+
+    multi = multi_rater_agreement((r.annotations for r in records), annotators)
+    report["multi_rater"] = {
+        **multi.as_dict(),
+        "fleiss_items": multi.fleiss_items,
+        "alpha_items": multi.alpha_items,
+    }
+    return report
+
+
+def table_lines(rows: list[dict], title: str) -> list[str]:
+    """A plain-text rendering of one table: P/R/F1 as percentages with one decimal, κ_C as a
+    fraction with three; "–" where undefined."""
+    heads = ("P poss", "P sure", "R poss", "R sure", "F1", "kappa_C")
+    head = f"{title:<12}{'pairs':>7}" + "".join(f"{h:>9}" for h in heads)
+    lines = [head, "-" * len(head)]
+    for row in rows:
+        cells = []
+        for col in TABLE_COLUMNS:
+            v = row.get(col)
+            text = "–" if v is None else f"{v:.3f}" if col == "kappa_c" else f"{100 * v:.1f}"
+            cells.append(f"{text:>9}")
+        lines.append(f"{row['subcorpus'] or '(none)':<12}{row['pairs']:>7}" + "".join(cells))
+    return lines
