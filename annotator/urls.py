@@ -1,9 +1,25 @@
 from django.conf import settings
 from django.contrib.auth import views as auth_views
-from django.urls import path, re_path
+from django.urls import path, re_path, register_converter
 from django.views.static import serve
 
 from annotator.views import health, jobs, pages
+
+
+class IdConverter:
+    """A database id: at most 18 digits, so an absurd number is a 404, not a database
+    overflow (bigint holds 9.2e18)."""
+
+    regex = "[0-9]{1,18}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
+register_converter(IdConverter, "id")
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -15,13 +31,13 @@ urlpatterns = [
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("projects/<int:project_id>/", pages.project_detail, name="project-detail"),
+    path("projects/<id:project_id>/", pages.project_detail, name="project-detail"),
     path(
-        "projects/<int:project_id>/jobs/selftest/",
+        "projects/<id:project_id>/jobs/selftest/",
         jobs.start_selftest,
         name="project-start-selftest",
     ),
-    path("jobs/<int:job_id>/", jobs.job_detail, name="job-detail"),
+    path("jobs/<id:job_id>/", jobs.job_detail, name="job-detail"),
     path("healthz", health.healthz, name="healthz"),
 ]
 

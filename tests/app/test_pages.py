@@ -219,3 +219,11 @@ def test_job_json_needs_a_login(client, project):
 
 def test_job_json_for_a_missing_job(client_for, lead):
     assert client_for(lead).get("/jobs/424242/").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "path", ["/projects/99999999999999999999999/", "/jobs/99999999999999999999999/"]
+)
+def test_absurd_ids_are_404_not_a_database_error(client_for, lead, path):
+    assert client_for(lead).get(path).status_code == 404
+    assert client_for(lead).post(path + "jobs/selftest/").status_code == 404
