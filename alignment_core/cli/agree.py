@@ -12,8 +12,14 @@ rate is its links per cell), so κ_C measures agreement beyond what random align
 same density would reach. (A file literally named "empty" can be given as ./empty.)
 
 Pairs are matched across A, B and SEED by id (else by position); a pair whose tokens differ
-between files is reported on stderr and left out. ``word`` / ``phrase`` in the output score A
-against B as ``score`` does. Figures are fractions; undefined ones are null (κ_C with a reason).
+between files is reported on stderr and left out. Figures are fractions; undefined ones are
+null (κ_C with a reason).
+
+JSON: {"pairs" (matched), "theta", "theta0", "kappa_c", "stderr" (Monte Carlo standard error of
+κ_C), "samples", "rng_seed", "level", "reason", "theta0_stderr", "kappa_pairs" (pairs with units;
+the others are "skipped_empty"), "seed", "edit_models", "by_subcorpus": {name: {...}},
+"by_length": [{"min_length", "max_length", ...}], "word": {...}, "phrase": {...}} where
+``word`` / ``phrase`` score A against B as ``score B A`` does.
 """
 
 from __future__ import annotations

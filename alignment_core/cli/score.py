@@ -19,8 +19,13 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from alignment_core.alignment import AlignedPair
 from alignment_core.formats import FORMATS
+
+if TYPE_CHECKING:
+    from alignment_core.agreement.matching import Matching
 
 
 def add_input_options(p: argparse.ArgumentParser) -> None:
@@ -46,8 +51,8 @@ def read_matched(
     args: argparse.Namespace,
     *,
     allow_missing: bool = False,
-    extra: Sequence = (),
-):
+    extra: Sequence[tuple[str, list[AlignedPair]]] = (),
+) -> Matching:
     """Read ``paths`` and match their pairs; problems go to stderr. ``extra`` are already-read
     files appended after ``paths`` (as ``(name, pairs)``)."""
     from alignment_core.agreement.matching import match_pairs, read_annotation_files
