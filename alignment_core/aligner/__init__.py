@@ -8,7 +8,7 @@
 
 Modules: ``vocab`` (ids, flat corpus), ``table`` (sparse translation table, jump classes),
 ``ibm1`` / ``hmm`` (EM loops), ``supervised`` (observed counts from gold, seeds/004),
-``symmetrize`` (intersection … grow-diag-final-and), ``train`` / ``model`` (the API),
+``symmetrize`` (intersection … grow-diag-final-and), ``training`` / ``model`` (the API),
 ``synthetic`` (benchmark corpus), ``_kernels`` (numba; ``GRIDALIGN_ALIGNER_PLAIN=1`` runs
 them as plain Python).
 """
@@ -16,6 +16,6 @@ them as plain Python).
 from alignment_core.aligner.config import AlignerConfig
 from alignment_core.aligner.model import AlignerModel
 from alignment_core.aligner.symmetrize import METHODS as SYMMETRIZATIONS
-from alignment_core.aligner.train import train
+from alignment_core.aligner.training import train
 
 __all__ = ["AlignerConfig", "AlignerModel", "SYMMETRIZATIONS", "train"]

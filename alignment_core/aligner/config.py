@@ -33,8 +33,9 @@ class AlignerConfig:
       word's unit of observed count is split over its links.
     * ``symmetrize``: ``intersect`` | ``union`` | ``grow-diag`` | ``grow-diag-final`` |
       ``grow-diag-final-and``.
-    * ``threads``: 1 runs the two directions one after the other; 2 runs them side by side;
-      more also splits each direction's E-step into ``threads // 2`` chunks.
+    * ``threads``: 1 runs the two directions one after the other; 2 or more run them side by
+      side, and a large corpus's E-step chunks on up to ``threads`` workers. The results do
+      not depend on it.
     * ``unseen_prob``: translation probability of a word pair never seen in training.
     """
 

@@ -340,6 +340,6 @@ class AlignerModel:
                     backward=directions[1],
                     info=info,
                 )
-        except (KeyError, OSError, json.JSONDecodeError) as exc:
+        except (KeyError, OSError, ValueError) as exc:
             raise ValueError(f"{path}: not an aligner model ({exc})") from exc
         return model

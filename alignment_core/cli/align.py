@@ -1,8 +1,228 @@
-"""Placeholder for the `align` subcommand; its owner replaces this module."""
+"""``align``: train the seeding aligner on a corpus (or load a saved model) and write its links.
+
+    python -m alignment_core align CORPUS --out OUT [--from FMT] [--target-text F]
+        [--format pharaoh|jsonl] [--symmetrize intersect|union|grow-diag|grow-diag-final|
+        grow-diag-final-and] [--ibm1-iterations 5] [--hmm-iterations 5]
+        [--no-identity-lexicon] [--gold GOLD [--gold-from FMT] [--lambda 0.9]]
+        [--posteriors OUT.npz] [--threads N] [--save-model M] [--model M]
+
+CORPUS is any sentence-pair file (tsv, bitext, parallel with --target-text, jsonl, edinburgh,
+giza-a3); alignments it carries are ignored — hand alignments come from ``--gold``, matched
+to the corpus by pair id. Output keeps the input order. ``--model M`` aligns with a saved
+model without training; with ``--gold`` as well it retrains using M's settings (the gold has
+grown). A progress bar goes to stderr.
+"""
+
+from __future__ import annotations
 
 import argparse
+import sys
+import time
+from typing import TextIO
+
+import numpy as np
+
+from alignment_core.aligner import SYMMETRIZATIONS, AlignerConfig, AlignerModel, train
+from alignment_core.alignment import AlignedPair, Alignment
+from alignment_core.formats import FORMATS, FormatError, read_pairs, write_pairs
+
+_ABOUT = (  # kept out of __doc__, which python -OO strips
+    "Train IBM Model 1 → HMM in both directions on CORPUS (any sentence-pair file), symmetrise "
+    "(intersection by default) and write the links in input order. Hand alignments come from "
+    "--gold, matched by pair id, and weigh --lambda against the rest (seeds/004). --model M "
+    "aligns with a saved model; with --gold too it retrains with M's settings. --posteriors "
+    "writes an .npz with ids, offsets, shapes (N, M per pair) and values (float32, source-major "
+    "N×M blocks: the mean of both directions' link posteriors)."
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("align", help="(not built yet)")
-    p.set_defaults(func=lambda args: print("align: not built yet") or 2)
+    p = sub.add_parser(
+        "align",
+        help="seed alignments with the GIZA-like aligner (IBM1 → HMM, symmetrised)",
+        description=_ABOUT,
+    )
+    names = list(FORMATS)
+    p.add_argument("corpus", metavar="CORPUS", help="sentence pairs to align")
+    p.add_argument("--out", required=True, metavar="OUT", help="output file ('-' = stdout)")
+    p.add_argument("--from", dest="from_fmt", choices=names, metavar="FMT", help="CORPUS format")
+    p.add_argument("--target-text", metavar="F", help="parallel CORPUS: the target side")
+    p.add_argument("--encoding", default="utf-8", metavar="ENC", help="input encoding")
+    p.add_argument(
+        "--format",
+        dest="out_fmt",
+        choices=("pharaoh", "jsonl"),
+        help="output format (default: from OUT's extension, else pharaoh)",
+    )
+    p.add_argument("--symmetrize", choices=SYMMETRIZATIONS, help="default intersect")
+    p.add_argument("--ibm1-iterations", type=int, metavar="N", help="default 5")
+    p.add_argument("--hmm-iterations", type=int, metavar="N", help="default 5")
+    p.add_argument(
+        "--no-identity-lexicon",
+        action="store_true",
+        help="bilingual data: no word-identity lexicon",
+    )
+    p.add_argument("--gold", metavar="GOLD", help="hand alignments, matched to CORPUS by id")
+    p.add_argument("--gold-from", choices=names, metavar="FMT", help="GOLD format")
+    p.add_argument("--lambda", dest="lam", type=float, metavar="λ", help="gold weight (0.9)")
+    p.add_argument("--posteriors", metavar="OUT.npz", help="also write link posteriors")
+    p.add_argument("--threads", type=int, metavar="N", help="default 2")
+    p.add_argument("--save-model", metavar="M", help="save the trained model (.npz)")
+    p.add_argument("--model", metavar="M", help="align with this saved model")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal; one line per stage elsewhere (logs)."""
+
+    def __init__(self, stream: TextIO, enabled: bool = True, width: int = 30) -> None:
+        self.stream = stream
+        self.enabled = enabled
+        self.tty = stream.isatty()
+        self.width = width
+        self.start = time.monotonic()
+        self._open = False
+
+    def __call__(self, stage: str, fraction: float) -> None:
+        if not self.enabled:
+            return
+        fraction = min(max(fraction, 0.0), 1.0)
+        filled = int(round(fraction * self.width))
+        bar = "#" * filled + "." * (self.width - filled)
+        line = f"[{bar}] {fraction * 100:3.0f}% {time.monotonic() - self.start:5.1f}s {stage}"
+        if self.tty:
+            self.stream.write("\r\033[K" + line)
+            self._open = True
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self._open:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._open = False
+
+
+def _config(args: argparse.Namespace, base: AlignerConfig) -> AlignerConfig:
+    changes = {
+        "ibm1_iterations": args.ibm1_iterations,
+        "hmm_iterations": args.hmm_iterations,
+        "symmetrize": args.symmetrize,
+        "gold_lambda": args.lam,
+        "threads": args.threads,
+    }
+    changes = {k: v for k, v in changes.items() if v is not None}
+    if args.no_identity_lexicon:
+        changes["identity_lexicon"] = False
+    return base.replace(**changes)
+
+
+def match_gold(
+    corpus: list[AlignedPair], gold: list[AlignedPair], name: str
+) -> dict[int, Alignment]:
+    """Gold alignments keyed by corpus index, matched by pair id (0-based indices)."""
+    index: dict[str, int] = {}
+    duplicated: set[str] = set()
+    for n, pair in enumerate(corpus):
+        if pair.id in index:
+            duplicated.add(pair.id)
+        index[pair.id] = n
+    out: dict[int, Alignment] = {}
+    unmatched = 0
+    for g in gold:
+        if g.alignment is None:
+            continue
+        if g.id in duplicated:
+            raise FormatError(
+                f"gold pair id {g.id!r} occurs more than once in the corpus", file=name
+            )
+        n = index.get(g.id)
+        if n is None:
+            unmatched += 1
+            continue
+        pair = corpus[n]
+        if len(g.source) != len(pair.source) or len(g.target) != len(pair.target):
+            raise FormatError(
+                f"gold pair {g.id!r} has {len(g.source)}×{len(g.target)} tokens but the corpus "
+                f"pair has {len(pair.source)}×{len(pair.target)}",
+                file=name,
+            )
+        out[n] = g.alignment
+    if unmatched:
+        print(
+            f"align: {unmatched} gold pair(s) of {name} not in the corpus, ignored", file=sys.stderr
+        )
+    return out
+
+
+def write_posteriors(path: str, pairs: list[AlignedPair], matrices: list[np.ndarray]) -> None:
+    """``ids``, ``offsets`` (n+1), ``shapes`` (n×2: N, M) and flat float32 ``values``."""
+    sizes = np.array([m.size for m in matrices], dtype=np.int64)
+    offsets = np.zeros(len(matrices) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    values = np.concatenate([m.ravel() for m in matrices]) if matrices else np.zeros(0)
+    with open(path, "wb") as fh:
+        np.savez(
+            fh,
+            ids=np.array([p.id for p in pairs], dtype=np.str_),
+            offsets=offsets,
+            shapes=np.array([m.shape for m in matrices], dtype=np.int32).reshape(-1, 2),
+            values=values.astype(np.float32),
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    corpus = read_pairs(
+        args.corpus, args.from_fmt, encoding=args.encoding, target_text=args.target_text
+    )
+    gold: dict[int, Alignment] = {}
+    if args.gold:
+        gold_pairs = read_pairs(args.gold, args.gold_from, encoding=args.encoding)
+        gold = match_gold(corpus, gold_pairs, args.gold)
+    sentences = [(p.source, p.target) for p in corpus]
+    bar = ProgressBar(sys.stderr, enabled=not args.quiet)
+    try:
+        if args.model:
+            try:
+                model = AlignerModel.load(args.model)
+            except ValueError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 1
+            if gold:
+                model = train(sentences, _config(args, model.config), gold or None, progress=bar)
+            else:  # only decoding settings apply to a trained model
+                decoding = {"symmetrize": args.symmetrize, "threads": args.threads}
+                model.config = model.config.replace(
+                    **{k: v for k, v in decoding.items() if v is not None}
+                )
+        else:
+            try:
+                cfg = _config(args, AlignerConfig())
+            except ValueError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
+            model = train(sentences, cfg, gold or None, progress=bar)
+        bar("aligning", 1.0)
+        alignments = model.align(sentences)
+        posteriors = model.posteriors(sentences) if args.posteriors else None
+    finally:
+        bar.close()
+    out_pairs = [
+        AlignedPair(p.id, p.source, p.target, a, p.subcorpus, metadata=p.metadata)
+        for p, a in zip(corpus, alignments, strict=True)
+    ]
+    out_fmt = args.out_fmt or ("jsonl" if args.out.endswith(".jsonl") else "pharaoh")
+    write_pairs(out_pairs, sys.stdout if args.out == "-" else args.out, out_fmt)
+    if posteriors is not None:
+        write_posteriors(args.posteriors, corpus, posteriors)
+    if args.save_model:
+        model.save(args.save_model)
+    links = sum(len(a) for a in alignments)
+    print(
+        f"align: {len(corpus)} pairs ({len(gold)} with gold), {links} links "
+        f"({model.config.symmetrize}) → {args.out}",
+        file=sys.stderr,
+    )
+    return 0

@@ -1,8 +1,9 @@
 """``train()``: IBM Model 1 then the HMM, by EM in both directions (SPEC §7).
 
 The two directions are independent until symmetrisation, so with ``threads >= 2`` they run
-side by side in two threads (the kernels release the GIL); more threads also split each
-direction's E-step into chunks. Progress is reported from the calling thread only.
+side by side in two threads (the kernels release the GIL). A large corpus's E-step is also cut
+into chunks (by corpus size alone, so results never depend on ``threads``), which a pool of
+``threads`` workers runs. Progress is reported from the calling thread only.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ from alignment_core.aligner.vocab import FlatCorpus, Vocabulary, encode_corpus, 
 from alignment_core.alignment import Alignment
 
 Progress = Callable[[str, float], None]
+
+# E-step chunks: about one per CELLS_PER_CHUNK cells, at most MAX_CHUNKS per direction.
+CELLS_PER_CHUNK = 2_000_000
+MAX_CHUNKS = 4
 TokenPairs = Sequence[tuple[Sequence[str], Sequence[str]]]
 
 
@@ -125,8 +130,10 @@ def train(
     events: queue.Queue = queue.Queue()
     cancel = threading.Event()
     parallel = cfg.threads >= 2
-    chunks = max(1, cfg.threads // 2)
-    pool_cm = ThreadPoolExecutor(cfg.threads) if chunks > 1 else nullcontext(None)
+    # The chunking depends on the corpus only, so counts are summed in the same order and the
+    # result is the same whatever the number of threads.
+    chunks = int(min(MAX_CHUNKS, max(1, len(table.cells) // CELLS_PER_CHUNK)))
+    pool_cm = ThreadPoolExecutor(cfg.threads) if parallel and chunks > 1 else nullcontext(None)
     done = 0
     with pool_cm as pool:
         runner = EStepRunner(table, chunks, pool)

@@ -1,0 +1,73 @@
+"""The numba kernels against their plain-Python originals, and the jump classes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from alignment_core.aligner import AlignerConfig, train
+from alignment_core.aligner._kernels import get_kernels
+from alignment_core.aligner.synthetic import synthetic_corpus
+from alignment_core.aligner.table import jump_class_table
+from alignment_core.alignment import Alignment
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return synthetic_corpus(16, vocab_size=25, min_len=3, max_len=6, seed=7)
+
+
+def test_plain_path_gives_identical_alignments(tiny, monkeypatch):
+    gold = {0: tiny.gold[0], 5: tiny.gold[5]}
+    cfg = AlignerConfig(ibm1_iterations=3, hmm_iterations=3, threads=1)
+    compiled = train(tiny.pairs, cfg, gold=gold)
+    monkeypatch.setenv("GRIDALIGN_ALIGNER_PLAIN", "1")
+    assert get_kernels().hmm_viterbi is get_kernels(plain=False).hmm_viterbi.py_func
+    plain = train(tiny.pairs, cfg, gold=gold)
+    for method in ("intersect", "grow-diag-final-and"):
+        assert plain.align(tiny.pairs, symmetrize=method) == compiled.align(
+            tiny.pairs, symmetrize=method
+        )
+    for a, b in zip(plain.posteriors(tiny.pairs), compiled.posteriors(tiny.pairs), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    for name, values in plain.log_likelihoods.items():
+        np.testing.assert_allclose(values, compiled.log_likelihoods[name], rtol=1e-9)
+
+
+def test_plain_path_ibm1_decoding(tiny, monkeypatch):
+    cfg = AlignerConfig(ibm1_iterations=3, hmm_iterations=0, threads=1)
+    compiled = train(tiny.pairs, cfg).align(tiny.pairs)
+    monkeypatch.setenv("GRIDALIGN_ALIGNER_PLAIN", "1")
+    assert train(tiny.pairs, cfg).align(tiny.pairs) == compiled
+
+
+def test_jump_classes():
+    table, offset, n_classes = jump_class_table(40, exact=3, buckets=2)
+    assert n_classes == 2 * (3 + 2) + 1
+
+    def cls(d: int) -> int:
+        return int(table[d + offset])
+
+    # exact widths -3..3, then (3, 6] and (6, ∞) on each side
+    assert [cls(d) for d in range(-3, 4)] == [2, 3, 4, 5, 6, 7, 8]
+    assert cls(4) == cls(6) == 9 and cls(7) == cls(40) == 10
+    assert cls(-4) == cls(-6) == 1 and cls(-7) == cls(-40) == 0
+
+
+def test_synthetic_corpus_is_seeded_and_consistent():
+    a = synthetic_corpus(50, vocab_size=100, seed=11)
+    b = synthetic_corpus(50, vocab_size=100, seed=11)
+    c = synthetic_corpus(50, vocab_size=100, seed=12)
+    assert a.pairs == b.pairs and a.gold == b.gold and a.pairs != c.pairs
+    substituted = total = 0
+    for (source, target), gold in zip(a.pairs, a.gold, strict=True):
+        assert 15 <= len(source) <= 25
+        gold.validate(len(source), len(target))
+        assert isinstance(gold, Alignment) and not gold.possible
+        targets = [j for _, j in gold.sure]
+        assert len(targets) == len(set(targets))  # one-to-one
+        for i, j in gold.sure:
+            assert target[j] == source[i] or target[j].startswith(source[i] + "~")
+            substituted += target[j] != source[i]
+            total += 1
+    assert 0.12 < substituted / total < 0.28
