@@ -102,7 +102,12 @@ def print_scores(title: str, s: dict[str, WordScores], reference: bool) -> None:
         ("all", "all", GIZA_ALL),
         ("nonident", "non-identical", GIZA_NONIDENT),
     ):
-        for name, short in (("f1", "F1"), ("precision_sure", "P"), ("recall_sure", "R"), ("aer", "AER")):  # fmt: skip
+        for name, short in (
+            ("f1", "F1"),
+            ("precision_sure", "P"),
+            ("recall_sure", "R"),
+            ("aer", "AER"),
+        ):
             ours = getattr(s[part], name)
             anchor = ref.get(name) if reference else None
             diff = "" if anchor is None or ours is None else f"{ours - anchor:+.3f}"
@@ -133,11 +138,15 @@ def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--data", help="shared data folder (holds edinburgh/)")
     ap.add_argument("--dev", action="store_true", help="tune on the train split only")
     ap.add_argument("--lambda", dest="lam", type=float, default=0.9, help="gold weight λ")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=JSON", help="AlignerConfig override")  # fmt: skip
+    ap.add_argument(
+        "--set", action="append", default=[], metavar="KEY=JSON", help="AlignerConfig override"
+    )
     ap.add_argument("--json", help="also write the figures to this JSON file")
     args = ap.parse_args(argv)
 
@@ -157,19 +166,33 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.dev:
         unsup, secs = run(corpus, [], train_idx, cfg)
-        print_scores(f"DEV unsupervised, scored on the {n_train} train pairs ({secs:.1f} s)", unsup, False)  # fmt: skip
+        print_scores(
+            f"DEV unsupervised, scored on the {n_train} train pairs ({secs:.1f} s)", unsup, False
+        )
         half = n_train // 2
         folds = (train_idx[:half], train_idx[half:])
         s1, _ = run(corpus, folds[0], folds[1], cfg)
         s2, _ = run(corpus, folds[1], folds[0], cfg)
         sup = merge(s1, s2)
-        print_scores("DEV supervised, 2-fold inside train (gold of one half, scored on the other)", sup, False)  # fmt: skip
+        print_scores(
+            "DEV supervised, 2-fold inside train (gold of one half, scored on the other)",
+            sup,
+            False,
+        )
         # the unsupervised baseline on the same scored pairs is `unsup` (all train pairs)
     else:
         unsup, secs = run(corpus, [], test_idx, cfg)
-        print_scores(f"Unsupervised (all 1,020 pairs' sentences, {secs:.1f} s), {len(test_idx)} test pairs", unsup, True)  # fmt: skip
+        print_scores(
+            f"Unsupervised (all 1,020 pairs' sentences, {secs:.1f} s), {len(test_idx)} test pairs",
+            unsup,
+            True,
+        )
         sup, secs = run(corpus, train_idx, test_idx, cfg)
-        print_scores(f"With the train split's gold ({n_train} pairs, λ={cfg.gold_lambda}; {secs:.1f} s)", sup, True)  # fmt: skip
+        print_scores(
+            f"With the train split's gold ({n_train} pairs, λ={cfg.gold_lambda}; {secs:.1f} s)",
+            sup,
+            True,
+        )
     gain = {part: (sup[part].f1 or 0.0) - (unsup[part].f1 or 0.0) for part in ("all", "nonident")}
     print(f"\nGain from gold: F1 all {gain['all']:+.3f}, non-identical {gain['nonident']:+.3f}")
     if not args.dev:

@@ -50,6 +50,46 @@ def cell_keys(src, src_off, tgt, tgt_off, cell_off, n_tgt_vocab, out):
 
 
 @jit
+def unique_keys(raw, n_src_vocab, n_tgt_vocab, inverse):
+    """Sorted distinct keys of ``raw`` (``src * n_tgt_vocab + tgt``), writing each element's
+    index among them to ``inverse`` (int32). Two counting-sort passes: O(n + vocabularies)."""
+    n = len(raw)
+    cnt = np.zeros(n_tgt_vocab + 1, dtype=np.int64)
+    for x in range(n):
+        cnt[raw[x] % n_tgt_vocab + 1] += 1
+    for v in range(n_tgt_vocab):
+        cnt[v + 1] += cnt[v]
+    by_tgt = np.empty(n, dtype=np.int32)
+    for x in range(n):
+        f = raw[x] % n_tgt_vocab
+        by_tgt[cnt[f]] = x
+        cnt[f] += 1
+    cnt2 = np.zeros(n_src_vocab + 1, dtype=np.int64)
+    for x in range(n):
+        cnt2[raw[x] // n_tgt_vocab + 1] += 1
+    for v in range(n_src_vocab):
+        cnt2[v + 1] += cnt2[v]
+    order = np.empty(n, dtype=np.int32)
+    for y in range(n):
+        x = by_tgt[y]
+        e = raw[x] // n_tgt_vocab
+        order[cnt2[e]] = x
+        cnt2[e] += 1
+    uniq = np.empty(n, dtype=np.int64)
+    u = -1
+    last = np.int64(-1)
+    for y in range(n):
+        x = order[y]
+        key = raw[x]
+        if key != last:
+            u += 1
+            uniq[u] = key
+            last = key
+        inverse[x] = u
+    return uniq[: u + 1].copy()
+
+
+@jit
 def ibm1_estep(src_off, tgt_off, cells, cell_off, weights, lo, hi, transposed, t, counts):
     """IBM Model 1 E-step over pairs lo..hi-1; adds expected counts, returns the weighted log-lik."""
     ll = 0.0
@@ -278,6 +318,7 @@ def jump_loglik(class_counts, row_counts, w, jclass, jofs, end_jump):
 
 _NAMES = (
     "cell_keys",
+    "unique_keys",
     "ibm1_estep",
     "normalize_t",
     "ibm1_decode",

@@ -61,15 +61,20 @@ def cell_offsets(corpus: FlatCorpus) -> np.ndarray:
     return off
 
 
-def build_table(corpus: FlatCorpus, n_tgt_vocab: int, kernels) -> tuple[np.ndarray, CellTable]:
+def build_table(
+    corpus: FlatCorpus, n_src_vocab: int, n_tgt_vocab: int, kernels
+) -> tuple[np.ndarray, CellTable]:
     """All co-occurring word pairs (sorted keys) and every cell's entry index."""
     off = cell_offsets(corpus)
     raw = np.empty(int(off[-1]), dtype=np.int64)
     kernels.cell_keys(
         corpus.src, corpus.src_off, corpus.tgt, corpus.tgt_off, off, np.int64(n_tgt_vocab), raw
     )
-    keys, inverse = np.unique(raw, return_inverse=True)
-    return keys, CellTable(inverse.astype(np.int32).reshape(-1), off)
+    if len(raw) >= 2**31:
+        raise ValueError("corpus too large for one table (2**31 cells); align it in parts")
+    cells = np.empty(len(raw), dtype=np.int32)
+    keys = kernels.unique_keys(raw, np.int64(n_src_vocab), np.int64(n_tgt_vocab), cells)
+    return keys, CellTable(cells, off)
 
 
 def lookup_table(

@@ -98,7 +98,7 @@ def train(
     lexicon = identity_lexicon(toks) if cfg.identity_lexicon else []
     src_vocab, tgt_vocab = Vocabulary(), Vocabulary()
     corpus = encode_corpus(toks + [([w], [w]) for w in lexicon], src_vocab, tgt_vocab, grow=True)
-    keys, table = build_table(corpus, len(tgt_vocab), kernels)
+    keys, table = build_table(corpus, len(src_vocab), len(tgt_vocab), kernels)
 
     n = len(toks)
     weights = np.ones(corpus.n_pairs)
