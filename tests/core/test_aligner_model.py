@@ -110,6 +110,18 @@ def test_gold_counts_pull_toward_gold():
     assert all(a.sure == crossed for a in supervised[5:])
 
 
+def test_retrain_when_gold_grows(tmp_path):
+    pairs = [(f"p q x{k}".split(), f"r s x{k}".split()) for k in range(20)]
+    crossed = {(0, 1), (1, 0), (2, 2)}
+    model = train(pairs, AlignerConfig(null_prob=0.3))
+    model.save(tmp_path / "m.npz")
+    loaded = AlignerModel.load(tmp_path / "m.npz")
+    assert loaded.info["gold_pairs"] == 0
+    retrained = loaded.retrain(pairs, gold={k: Alignment.from_sets(crossed) for k in range(4)})
+    assert retrained.config == model.config and retrained.info["gold_pairs"] == 4
+    assert all(a.sure == crossed for a in retrained.align(pairs))
+
+
 def test_gold_is_validated():
     with pytest.raises(ValueError, match="out of range"):
         train(FRENCH_PAIRS, gold={0: Alignment.from_sets([(0, 5)])})
