@@ -18,3 +18,10 @@ class JobTask(Task):
 @shared_task(base=JobTask, name="annotator.tasks.selftest")
 def selftest(job_id: int) -> None:
     jobs.run_job(job_id, jobs.selftest_work)
+
+
+@shared_task(base=JobTask, name="annotator.tasks.seed_project")
+def seed_project(job_id: int) -> None:
+    from annotator.services.seeding import seed_work
+
+    jobs.run_job(job_id, seed_work)

@@ -37,6 +37,7 @@ urlpatterns = [
         jobs.start_selftest,
         name="project-start-selftest",
     ),
+    path("projects/<id:project_id>/jobs/seed/", jobs.start_seeding, name="project-start-seeding"),
     path("jobs/<id:job_id>/", jobs.job_detail, name="job-detail"),
     path("healthz", health.healthz, name="healthz"),
 ]

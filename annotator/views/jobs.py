@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotator.selectors import jobs as job_selectors
 from annotator.selectors import projects as project_selectors
 from annotator.services import jobs as job_services
+from annotator.services import seeding
 
 
 class SelftestForm(forms.Form):
@@ -51,6 +52,30 @@ def start_selftest(request: HttpRequest, project_id: int) -> HttpResponse:
         delay=0.2 if delay is None else delay,
         fail_at=steps // 2 + 1 if form.cleaned_data["fail"] else None,
     )
+    url = reverse("job-detail", args=[job.pk])
+    if _wants_json(request):
+        return JsonResponse({"id": job.pk, "url": url, "status": job.status}, status=202)
+    return redirect(reverse("project-detail", args=[project.pk]) + f"#job-{job.pk}")
+
+
+@require_POST
+@login_required
+def start_seeding(request: HttpRequest, project_id: int) -> HttpResponse:
+    """ "Seed with aligner" (use_gold absent/false) or "Retrain with gold" (use_gold=true)."""
+    project = project_selectors.get_visible_project(project_id=project_id, user=request.user)
+    if project is None:
+        raise Http404("No such project, or you are not a member of it.")
+    if not project_selectors.can_manage_project(project=project, user=request.user):
+        if _wants_json(request):
+            return JsonResponse({"error": "only the project's leads start jobs"}, status=403)
+        return HttpResponse("Only the project's leads start jobs.", status=403)
+    use_gold = request.POST.get("use_gold", "false").lower()
+    if use_gold not in ("true", "false"):
+        message = "use_gold must be 'true' or 'false'"
+        if _wants_json(request):
+            return JsonResponse({"error": message}, status=400)
+        return HttpResponse(message, status=400)
+    job = seeding.start_seed_job(project=project, user=request.user, use_gold=use_gold == "true")
     url = reverse("job-detail", args=[job.pk])
     if _wants_json(request):
         return JsonResponse({"id": job.pk, "url": url, "status": job.status}, status=202)
