@@ -90,8 +90,10 @@ def lookup_table(
         corpus.src, corpus.src_off, corpus.tgt, corpus.tgt_off, off, np.int64(n_tgt_vocab), raw
     )
     pos = np.searchsorted(keys, raw)
-    pos_clipped = np.minimum(pos, len(keys) - 1)
-    found = (pos < len(keys)) & (keys[pos_clipped] == raw)
+    if len(keys):
+        found = (pos < len(keys)) & (keys[np.minimum(pos, len(keys) - 1)] == raw)
+    else:
+        found = np.zeros(len(raw), dtype=bool)
     cells = np.where(found, pos, len(keys)).astype(np.int32)
     return CellTable(cells, off), ~found
 

@@ -160,6 +160,13 @@ def test_unknown_words(small_model):
     assert aligned[1] == Alignment() and aligned[2] == Alignment()
 
 
+def test_degenerate_corpora():
+    for pairs in ([], [([], [])], [(["a"], [])]):
+        model = train(pairs)
+        assert model.align(pairs) == [Alignment() for _ in pairs]
+        assert len(model.align([(["x", "a"], ["a", "y"])])) == 1
+
+
 def test_posteriors(small_synthetic, small_model):
     pairs = small_synthetic.pairs[:30]
     post = small_model.posteriors(pairs)
