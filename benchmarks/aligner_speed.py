@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{'':34}{'ours':>12}{'eflomal -m 2':>14}{'ratio':>8}")
     ratio = None if ef_time is None else ours / ef_time
     print(
-        f"{'wall time, both dirs + ∩ (s)':34}{ours:>12.1f}{f(ef_time, '.1f'):>14}{f(ratio, '.2f'):>8}"
+        f"{'wall time, both dirs + ∩ (s)':34}{ours:>12.1f}{f(ef_time, '.1f'):>14}{'n/a' if ratio is None else format(ratio, '.2f'):>8}"
     )
     print(f"{'  of which training (s)':34}{t_train:>12.1f}")
     print(f"{'intersection AER vs gold':34}{ours_aer:>12.2%}{f(ef_aer, '.2%'):>14}")
