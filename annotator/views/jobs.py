@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 from django import forms
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -10,6 +13,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from annotator.models import Job, Project
 from annotator.selectors import jobs as job_selectors
 from annotator.selectors import projects as project_selectors
 from annotator.services import jobs as job_services
@@ -28,16 +32,39 @@ def _wants_json(request: HttpRequest) -> bool:
     return "application/json" in request.headers.get("Accept", "")
 
 
-@require_POST
-@login_required
-def start_selftest(request: HttpRequest, project_id: int) -> HttpResponse:
-    project = project_selectors.get_visible_project(project_id=project_id, user=request.user)
-    if project is None:
-        raise Http404("No such project, or you are not a member of it.")
-    if not project_selectors.can_manage_project(project=project, user=request.user):
+def _error(request: HttpRequest, message: str, status: int) -> HttpResponse:
+    if _wants_json(request):
+        return JsonResponse({"error": message}, status=status)
+    return HttpResponse(message, status=status)
+
+
+def lead_starts_job(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A POST by a lead (or staff) of the project in the URL, which starts a job. The view is
+    called with the project and returns the Job (or an error response); the answer is 202 with
+    the job's URL for JSON clients, else a redirect to the job on the project page."""
+
+    @require_POST
+    @login_required
+    @functools.wraps(view)
+    def wrapper(request: HttpRequest, project_id: int) -> HttpResponse:
+        project = project_selectors.get_visible_project(project_id=project_id, user=request.user)
+        if project is None:
+            raise Http404("No such project, or you are not a member of it.")
+        if not project_selectors.can_manage_project(project=project, user=request.user):
+            return _error(request, "Only the project's leads start jobs.", 403)
+        job = view(request, project)
+        if isinstance(job, HttpResponse):
+            return job
+        url = reverse("job-detail", args=[job.pk])
         if _wants_json(request):
-            return JsonResponse({"error": "only the project's leads start jobs"}, status=403)
-        return HttpResponse("Only the project's leads start jobs.", status=403)
+            return JsonResponse({"id": job.pk, "url": url, "status": job.status}, status=202)
+        return redirect(reverse("project-detail", args=[project.pk]) + f"#job-{job.pk}")
+
+    return wrapper
+
+
+@lead_starts_job
+def start_selftest(request: HttpRequest, project: Project) -> Job | HttpResponse:
     form = SelftestForm(request.POST)
     if not form.is_valid():
         if _wants_json(request):
@@ -45,41 +72,22 @@ def start_selftest(request: HttpRequest, project_id: int) -> HttpResponse:
         return render(request, "annotator/form_error.html", {"form": form}, status=400)
     steps = form.cleaned_data["steps"] or 20
     delay = form.cleaned_data["delay"]
-    job = job_services.start_selftest_job(
+    return job_services.start_selftest_job(
         project=project,
         user=request.user,
         steps=steps,
         delay=0.2 if delay is None else delay,
         fail_at=steps // 2 + 1 if form.cleaned_data["fail"] else None,
     )
-    url = reverse("job-detail", args=[job.pk])
-    if _wants_json(request):
-        return JsonResponse({"id": job.pk, "url": url, "status": job.status}, status=202)
-    return redirect(reverse("project-detail", args=[project.pk]) + f"#job-{job.pk}")
 
 
-@require_POST
-@login_required
-def start_seeding(request: HttpRequest, project_id: int) -> HttpResponse:
+@lead_starts_job
+def start_seeding(request: HttpRequest, project: Project) -> Job | HttpResponse:
     """ "Seed with aligner" (use_gold absent/false) or "Retrain with gold" (use_gold=true)."""
-    project = project_selectors.get_visible_project(project_id=project_id, user=request.user)
-    if project is None:
-        raise Http404("No such project, or you are not a member of it.")
-    if not project_selectors.can_manage_project(project=project, user=request.user):
-        if _wants_json(request):
-            return JsonResponse({"error": "only the project's leads start jobs"}, status=403)
-        return HttpResponse("Only the project's leads start jobs.", status=403)
     use_gold = request.POST.get("use_gold", "false").lower()
     if use_gold not in ("true", "false"):
-        message = "use_gold must be 'true' or 'false'"
-        if _wants_json(request):
-            return JsonResponse({"error": message}, status=400)
-        return HttpResponse(message, status=400)
-    job = seeding.start_seed_job(project=project, user=request.user, use_gold=use_gold == "true")
-    url = reverse("job-detail", args=[job.pk])
-    if _wants_json(request):
-        return JsonResponse({"id": job.pk, "url": url, "status": job.status}, status=202)
-    return redirect(reverse("project-detail", args=[project.pk]) + f"#job-{job.pk}")
+        return _error(request, "use_gold must be 'true' or 'false'", 400)
+    return seeding.start_seed_job(project=project, user=request.user, use_gold=use_gold == "true")
 
 
 @never_cache
