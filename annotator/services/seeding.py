@@ -89,11 +89,13 @@ def seed_project(
         Assignment.objects.bulk_update(unstarted, ["seed"], batch_size=2000)
         started = Assignment.objects.filter(pair__project=project).count() - len(unstarted)
 
+    links = sum(len(a) for a in alignments)
+    report(100, f"Wrote {len(pairs)} seeds ({links} links); {len(unstarted)} assignments reseeded")
     return {
         "aligner_run": run.pk,
         "pairs": len(pairs),
         "gold_pairs": len(gold),
-        "links": sum(len(a) for a in alignments),
+        "links": links,
         "assignments_reseeded": len(unstarted),
         "assignments_kept": started,
     }

@@ -4,6 +4,7 @@ worker side by side, both stopped by one Ctrl-C. For production use gunicorn and
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -65,14 +66,17 @@ class Command(BaseCommand):
                         stopping = True
                 time.sleep(0.3)
         finally:
-            for p in procs:
+            for p in procs:  # each leader shuts its own children down (celery: warm shutdown)
                 if p.poll() is None:
-                    os.killpg(p.pid, signal.SIGTERM)
+                    p.terminate()
             deadline = time.monotonic() + 10
             for p in procs:
                 try:
                     p.wait(timeout=max(0.1, deadline - time.monotonic()))
                 except subprocess.TimeoutExpired:
+                    os.killpg(p.pid, signal.SIGKILL)
+            for p in procs:  # nothing of either may outlive us (e.g. a pool child)
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(p.pid, signal.SIGKILL)
             self.stdout.write("Stopped.")
         if code:
