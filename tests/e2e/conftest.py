@@ -50,3 +50,11 @@ def page(chromium_browser):
     page.set_default_timeout(10_000)
     yield page
     context.close()
+
+
+# The real-worker fixtures (PostgreSQL + Redis; skip on a laptop, fail under CI=true).
+from tests.integration.conftest import (  # noqa: E402, F401
+    postgres_and_redis,
+    start_worker,
+    worker_queue,
+)
