@@ -30,6 +30,7 @@ import sys
 
 from alignment_core.cli.score import add_input_options, read_matched, scores_table, show
 from alignment_core.formats import FORMATS
+from alignment_core.progress import ProgressBar
 
 EMPTY_SEED = "empty"
 
@@ -60,11 +61,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _progress(done: int, total: int) -> None:
-    if sys.stderr.isatty():
-        print(f"\rκ_C: {done}/{total} pairs", end="" if done < total else "\n", file=sys.stderr)
-
-
 def run(args: argparse.Namespace) -> int:
     from alignment_core.agreement.kappa_c import KappaPair, kappa_c
     from alignment_core.agreement.matching import read_annotation_files
@@ -90,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
         print("error: no pair could be matched between the files", file=sys.stderr)
         return 1
     empty = Alignment()
+    bar = ProgressBar(sys.stderr, enabled=sys.stderr.isatty())
     result = kappa_c(
         (
             KappaPair(
@@ -108,8 +105,9 @@ def run(args: argparse.Namespace) -> int:
         rng_seed=args.rng_seed,
         include_identical=args.include_identical,
         bin_width=args.bin_width,
-        progress=_progress,
+        progress=lambda done, total: bar.update(100 * done / total, f"κ_C: {done}/{total} pairs"),
     )
+    bar.close()
     word, phrase = score_alignments(
         ((p.source, p.target, p.alignments[0], p.alignments[1]) for p in pairs),
         include_identical=args.include_identical,

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from typing import TextIO
 
 import numpy as np
 
 from alignment_core.aligner import SYMMETRIZATIONS, AlignerConfig, AlignerModel, train
 from alignment_core.alignment import AlignedPair, Alignment
 from alignment_core.formats import FORMATS, FormatError, read_pairs, write_pairs
+from alignment_core.progress import ProgressBar
 
 _ABOUT = (  # kept out of __doc__, which python -OO strips
     "Train IBM Model 1 → HMM in both directions on CORPUS (any sentence-pair file), symmetrise "
@@ -71,38 +70,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", metavar="M", help="align with this saved model")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
-
-
-class ProgressBar:
-    """A one-line progress bar on a terminal; one line per stage elsewhere (logs)."""
-
-    def __init__(self, stream: TextIO, enabled: bool = True, width: int = 30) -> None:
-        self.stream = stream
-        self.enabled = enabled
-        self.tty = stream.isatty()
-        self.width = width
-        self.start = time.monotonic()
-        self._open = False
-
-    def __call__(self, stage: str, fraction: float) -> None:
-        if not self.enabled:
-            return
-        fraction = min(max(fraction, 0.0), 1.0)
-        filled = int(round(fraction * self.width))
-        bar = "#" * filled + "." * (self.width - filled)
-        line = f"[{bar}] {fraction * 100:3.0f}% {time.monotonic() - self.start:5.1f}s {stage}"
-        if self.tty:
-            self.stream.write("\r\033[K" + line)
-            self._open = True
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self._open:
-            self.stream.write("\n")
-            self.stream.flush()
-            self._open = False
 
 
 def _config(args: argparse.Namespace, base: AlignerConfig) -> AlignerConfig:
@@ -183,6 +150,7 @@ def run(args: argparse.Namespace) -> int:
         gold = match_gold(corpus, gold_pairs, args.gold)
     sentences = [(p.source, p.target) for p in corpus]
     bar = ProgressBar(sys.stderr, enabled=not args.quiet)
+    stage = bar.stage
     try:
         if args.model:
             try:
@@ -191,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"error: {exc}", file=sys.stderr)
                 return 1
             if gold:
-                model = train(sentences, _config(args, model.config), gold or None, progress=bar)
+                model = train(sentences, _config(args, model.config), gold or None, progress=stage)
             else:  # only decoding settings apply to a trained model
                 decoding = {"symmetrize": args.symmetrize, "threads": args.threads}
                 model.config = model.config.replace(
@@ -203,8 +171,8 @@ def run(args: argparse.Namespace) -> int:
             except ValueError as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return 2
-            model = train(sentences, cfg, gold or None, progress=bar)
-        bar("aligning", 1.0)
+            model = train(sentences, cfg, gold or None, progress=stage)
+        bar.update(100, "aligning")
         alignments = model.align(sentences)
         posteriors = model.posteriors(sentences) if args.posteriors else None
     finally:

@@ -29,6 +29,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
+from alignment_core.progress import ProgressBar
 from annotator.models import Project
 from annotator.services.importing import (
     LOAD_MODES,
@@ -44,43 +45,6 @@ HINTS = {  # what the service says -> the option that answers it
     "replacing it must be asked for": "hint: --replace-gold",
     "no annotator named": "hint: --annotator NAME",
 }
-
-
-def _plain(text: str) -> str:
-    return text  # progress is not an error: no red even though it goes to stderr
-
-
-class ProgressBar:
-    """A one-line bar on a terminal (redrawn in place); elsewhere a line per 10 %."""
-
-    def __init__(self, out: Any, *, enabled: bool, width: int = 30) -> None:
-        self.out = out
-        self.enabled = enabled
-        self.width = width
-        self.tty = enabled and hasattr(out, "isatty") and out.isatty()
-        self.last_step = -1
-        self.drawn = 0
-
-    def __call__(self, percent: float, message: str) -> None:
-        if not self.enabled:
-            return
-        if self.tty:
-            filled = int(self.width * percent / 100)
-            line = f"[{'#' * filled}{'.' * (self.width - filled)}] {percent:5.1f}% {message}"
-            line = line[:120]
-            self.out.write("\r" + line.ljust(self.drawn), style_func=_plain, ending="")
-            self.out.flush()
-            self.drawn = len(line)
-            return
-        step = int(percent // 10)
-        if step != self.last_step:
-            self.last_step = step
-            self.out.write(f"{percent:5.1f}% {message}", style_func=_plain)
-
-    def close(self) -> None:
-        if self.tty and self.drawn:
-            self.out.write("")
-            self.drawn = 0
 
 
 class Command(BaseCommand):
@@ -195,7 +159,9 @@ class Command(BaseCommand):
             )
             for k, path in enumerate(files)
         ]
-        bar = ProgressBar(self.stderr, enabled=not opts["no_progress"] and opts["verbosity"] > 0)
+        bar = ProgressBar(
+            self.stderr._out, enabled=not opts["no_progress"] and opts["verbosity"] > 0
+        )
         try:
             with transaction.atomic():
                 project = self._project(opts["project"], opts["create_project"])
