@@ -27,6 +27,20 @@ _NEG_INF = -np.inf
 
 
 @jit
+def _largest_pair(src_off, tgt_off, lo, hi, transposed):
+    """(most states, most emissions) over pairs lo..hi-1: the size of the work buffers."""
+    maxS = 1
+    maxE = 1
+    for n in range(lo, hi):
+        N = src_off[n + 1] - src_off[n]
+        M = tgt_off[n + 1] - tgt_off[n]
+        S, E = (M, N) if transposed else (N, M)
+        maxS = max(maxS, S)
+        maxE = max(maxE, E)
+    return maxS, maxE
+
+
+@jit
 def hmm_forward_backward(
     src_off, tgt_off, cells, cell_off, weights, lo, hi, transposed, t, jw, jclass, jofs, p0,
     end_jump, collect, counts, jump_counts, row_counts, post, post_off,
@@ -38,14 +52,7 @@ def hmm_forward_backward(
     ``row_counts[S, p]``. When ``post`` is non-empty it writes the link posteriors of pair n
     as an N x M source-major block at ``post[post_off[n]:]`` (NULL excluded).
     """
-    maxS = 1
-    maxE = 1
-    for n in range(lo, hi):
-        N = src_off[n + 1] - src_off[n]
-        M = tgt_off[n + 1] - tgt_off[n]
-        S, E = (M, N) if transposed else (N, M)
-        maxS = max(maxS, S)
-        maxE = max(maxE, E)
+    maxS, maxE = _largest_pair(src_off, tgt_off, lo, hi, transposed)
     em = np.empty((maxE, maxS + 1))
     ar = np.empty((maxE, maxS))
     an = np.empty((maxE, maxS + 1))
@@ -202,14 +209,7 @@ def hmm_viterbi(
 
     Ties go to the lower state index, a real state before a null one.
     """
-    maxS = 1
-    maxE = 1
-    for n in range(lo, hi):
-        N = src_off[n + 1] - src_off[n]
-        M = tgt_off[n + 1] - tgt_off[n]
-        S, E = (M, N) if transposed else (N, M)
-        maxS = max(maxS, S)
-        maxE = max(maxE, E)
+    maxS, maxE = _largest_pair(src_off, tgt_off, lo, hi, transposed)
     lem = np.empty((maxE, maxS + 1))
     dr = np.empty((maxE, maxS))
     dn = np.empty((maxE, maxS + 1))
