@@ -1,11 +1,15 @@
-"""Celery tasks. Each is thin: it takes a job id and runs one service through ``run_job``, which
-keeps the Job row (status, progress, heartbeat, result, error) up to date."""
+"""Celery tasks. There is one: it takes a job id and runs that job's work through ``run_job``,
+which keeps the Job row (status, progress, heartbeat, result, error) up to date. Which work a
+job kind runs is said once, in ``annotator.services.jobs.JOB_KINDS``; a new kind of job costs
+one entry there and no task here.
+
+Direction (HackSoft): the jobs service imports this module at its top; this module imports the
+service only inside the task's body.
+"""
 
 from __future__ import annotations
 
 from celery import Task, shared_task
-
-from annotator.services import jobs
 
 
 class JobTask(Task):
@@ -15,13 +19,8 @@ class JobTask(Task):
     job_task = True
 
 
-@shared_task(base=JobTask, name="annotator.tasks.selftest")
-def selftest(job_id: int) -> None:
-    jobs.run_job(job_id, jobs.selftest_work)
+@shared_task(base=JobTask, name="annotator.tasks.run_job")
+def run_job_task(job_id: int) -> None:
+    from annotator.services import jobs
 
-
-@shared_task(base=JobTask, name="annotator.tasks.seed_project")
-def seed_project(job_id: int) -> None:
-    from annotator.services.seeding import seed_work
-
-    jobs.run_job(job_id, seed_work)
+    jobs.run_job(job_id)

@@ -35,7 +35,9 @@ from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
+from annotator import tasks
 from annotator.models import Job, Project
 
 logger = logging.getLogger(__name__)
@@ -102,20 +104,40 @@ class JobReporter:
 
 Work = Callable[[Job, JobReporter], "dict[str, Any] | None"]
 
+# Every kind of job and the work it runs (``work(job, reporter) -> dict | None``), as dotted
+# paths imported when a job runs, so that no service module imports another's at load time.
+JOB_KINDS: dict[str, str] = {
+    "selftest": "annotator.services.jobs.selftest_work",
+    "seed": "annotator.services.seeding.seed_work",
+}
+
+
+def work_for(kind: str) -> Work:
+    """The work function of a job kind (``JOB_KINDS``); KeyError names an unknown kind."""
+    try:
+        path = JOB_KINDS[kind]
+    except KeyError:
+        raise KeyError(f"no work registered for job kind {kind!r}") from None
+    return import_string(path)
+
 
 def start_job(
     *,
     kind: str,
-    task: Any,
     project: Project | None = None,
     user: Any = None,
     params: dict[str, Any] | None = None,
+    task: Any = None,
 ) -> Job:
-    """Create a queued Job and dispatch ``task`` with the job's id once the transaction commits.
+    """Create a queued Job of ``kind`` and dispatch it once the transaction commits.
 
-    ``task`` is a Celery task taking ``job_id``. If the broker cannot take the message, the job
-    is failed at once with the reason (it would otherwise wait forever as "queued").
+    The worker runs the kind's work from ``JOB_KINDS`` through the one job task (``task`` only
+    replaces that task, in tests). If the broker cannot take the message, the job is failed at
+    once with the reason (it would otherwise wait forever as "queued").
     """
+    if task is None:
+        work_for(kind)  # an unknown kind fails here, in the request, not in the worker
+        task = tasks.run_job_task
     params = dict(params or {})
     json.dumps(params)  # fail here, not in the worker, on a non-JSON parameter
     job = Job.objects.create(
@@ -142,8 +164,11 @@ def _dispatch(*, job_id: int, task: Any, task_id: str) -> None:
         )
 
 
-def run_job(job_id: int, work: Work, *, heartbeat_interval: float | None = None) -> None:
+def run_job(
+    job_id: int, work: Work | None = None, *, heartbeat_interval: float | None = None
+) -> None:
     """Run ``work(job, reporter)`` as job ``job_id``; call this from inside a Celery task.
+    Without ``work``, the job kind's work from ``JOB_KINDS`` runs.
 
     Marks the job running, beats its heartbeat every ``heartbeat_interval`` seconds (default a
     quarter of JOB_STALE_AFTER, at most 30 s) from a daemon thread, stores the returned dict as
@@ -160,6 +185,12 @@ def run_job(job_id: int, work: Work, *, heartbeat_interval: float | None = None)
         logger.warning("job %s not run: it is %s", job_id, state or "missing")
         return
     job = Job.objects.get(pk=job_id)
+    if work is None:
+        try:
+            work = work_for(job.kind)
+        except (KeyError, ImportError) as exc:
+            fail_job(job_id=job_id, message=f"Failed: {exc}", error=error_text(exc))
+            return
     reporter = JobReporter(job_id)
     reporter.last_message = job.message
     heartbeat = _Heartbeat(job_id, interval=heartbeat_interval or default_heartbeat_interval())
@@ -309,14 +340,12 @@ def start_selftest_job(
         raise ValueError(f"delay must be between 0 and {SELFTEST_MAX_DELAY} seconds")
     if die_how not in ("kill", "exit"):
         raise ValueError("die_how must be 'kill' or 'exit'")
-    from annotator.tasks import selftest  # tasks import this module
-
     params: dict[str, Any] = {"steps": steps, "delay": delay}
     if fail_at is not None:
         params["fail_at"] = int(fail_at)
     if die_at is not None:
         params.update(die_at=int(die_at), die_how=die_how)
-    return start_job(kind="selftest", task=selftest, project=project, user=user, params=params)
+    return start_job(kind="selftest", project=project, user=user, params=params)
 
 
 def selftest_work(job: Job, reporter: JobReporter) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from django.db import transaction
 from alignment_core.aligner import AlignerConfig, train
 from annotator.links import to_alignment
 from annotator.models import AlignerRun, Assignment, GoldAlignment, Job, Project, SeedAlignment
+from annotator.services.jobs import start_job
 
 Progress = Callable[[float, str], None]
 
@@ -103,12 +104,7 @@ def seed_project(
 
 def start_seed_job(*, project: Project, user: Any, use_gold: bool) -> Job:
     """Queue "Seed with aligner" (``use_gold=False``) or "Retrain with gold" (``True``)."""
-    from annotator.services.jobs import start_job
-    from annotator.tasks import seed_project as seed_task  # tasks import this module
-
-    return start_job(
-        kind="seed", task=seed_task, project=project, user=user, params={"use_gold": use_gold}
-    )
+    return start_job(kind="seed", project=project, user=user, params={"use_gold": use_gold})
 
 
 def seed_work(job: Job, reporter: Any) -> dict[str, Any]:

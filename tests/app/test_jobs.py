@@ -16,7 +16,7 @@ from annotator.selectors.jobs import get_job, job_state
 from annotator.services import jobs
 from annotator.services.jobs import JobReporter, fail_stale_jobs, run_job, start_job
 from annotator.signals import fail_job_of_failed_task, fail_stale_jobs_at_worker_start
-from annotator.tasks import selftest
+from annotator.tasks import run_job_task
 from gridalign.celery import app as celery_app
 
 pytestmark = pytest.mark.django_db
@@ -238,7 +238,7 @@ def test_worker_start_fails_stale_jobs(settings):
 def test_worker_lost_signal_fails_the_job_of_a_killed_task():
     job = running(beat_ago=1)
     lost = WorkerLostError("Worker exited prematurely: signal 9 (SIGKILL) Job: 0.")
-    fail_job_of_failed_task(sender=selftest, exception=lost, args=(job.pk,), kwargs={})
+    fail_job_of_failed_task(sender=run_job_task, exception=lost, args=(job.pk,), kwargs={})
     job.refresh_from_db()
     assert job.status == "failed"
     assert "died" in job.error and "SIGKILL" in job.error
@@ -304,5 +304,16 @@ def test_a_job_the_broker_refuses_is_failed_at_once(django_capture_on_commit_cal
 
 def test_start_job_refuses_parameters_that_are_not_json():
     with pytest.raises(TypeError):
-        start_job(kind="test", task=selftest, params={"when": timezone.now()})
+        start_job(kind="test", task=run_job_task, params={"when": timezone.now()})
+    assert not Job.objects.exists()
+
+
+def test_every_job_kind_names_work_that_exists():
+    for kind in jobs.JOB_KINDS:
+        assert callable(jobs.work_for(kind)), kind
+
+
+def test_an_unknown_job_kind_is_refused_before_anything_is_queued():
+    with pytest.raises(KeyError, match="no work registered for job kind 'nonsense'"):
+        start_job(kind="nonsense")
     assert not Job.objects.exists()

@@ -18,7 +18,7 @@ from annotator.models import (
     SentencePair,
 )
 from annotator.services.seeding import seed_project
-from annotator.tasks import seed_project as seed_task
+from annotator.tasks import run_job_task as seed_task
 
 pytestmark = pytest.mark.django_db
 
