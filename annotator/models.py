@@ -30,6 +30,19 @@ class Project(models.Model):
     monolingual = models.BooleanField(
         default=True, help_text="Paraphrases in one language: the aligner adds an identity lexicon."
     )
+    max_tokens = models.PositiveIntegerField(
+        default=250,
+        validators=[MinValueValidator(1)],
+        help_text="Longest sentence (tokens, either side) an import accepts.",
+    )
+    auto_retrain_every = models.PositiveIntegerField(
+        default=50,
+        help_text="Retrain the seeds after this many new gold pairs (0: never automatically).",
+    )
+    uncertainty_first = models.BooleanField(
+        default=False,
+        help_text="Serve unstarted pairs in order of the aligner's uncertainty (active learning).",
+    )
     created_by = models.ForeignKey(
         User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -180,6 +193,15 @@ class SeedAlignment(_LinksModel):
 
     pair = models.ForeignKey(SentencePair, on_delete=models.CASCADE, related_name="seeds")
     aligner_run = models.ForeignKey(AlignerRun, on_delete=models.CASCADE, related_name="seeds")
+    posteriors = models.BinaryField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="Link posteriors, one byte a cell (round(255·p)), row-major N×M; null if none.",
+    )
+    uncertainty = models.FloatField(
+        null=True, blank=True, help_text="The aligner's uncertainty about this pair (queue order)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -189,14 +211,60 @@ class SeedAlignment(_LinksModel):
         return self.pair
 
 
+class AssignmentPlan(models.Model):
+    """A record of one assignment of work: who asked, when, with what share and random seed,
+    and what it gave each person (``summary``)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="assignment_plans")
+    created_by = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    params = models.JSONField(default=dict, blank=True)
+    summary = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"assignment plan {self.pk} of {self.project}"
+
+
 class Assignment(models.Model):
     class Status(models.TextChoices):
         ASSIGNED = "assigned", "Assigned"
         IN_PROGRESS = "in_progress", "In progress"
         SUBMITTED = "submitted", "Submitted"
 
+    class Flag(models.TextChoices):
+        NONE = "", "Not flagged"
+        BAD_TOKENISATION = "bad_tokenisation", "Bad tokenisation"
+        NOT_PARAPHRASE = "not_paraphrase", "Not a paraphrase"
+        UNSURE = "unsure", "Unsure"
+        OTHER = "other", "Other"
+
     pair = models.ForeignKey(SentencePair, on_delete=models.CASCADE, related_name="assignments")
-    annotator = models.ForeignKey(User, on_delete=models.CASCADE, related_name="assignments")
+    # PROTECT: a user with work is deactivated, never deleted (their revisions would go too).
+    annotator = models.ForeignKey(User, on_delete=models.PROTECT, related_name="assignments")
+    plan = models.ForeignKey(
+        AssignmentPlan, null=True, blank=True, on_delete=models.SET_NULL, related_name="assignments"
+    )
+    slot = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="1 = first, 2 = second annotator of a doubly annotated pair (report A and B).",
+    )
+    flag = models.CharField(max_length=32, choices=Flag.choices, default="", blank=True)
+    flag_note = models.CharField(max_length=500, blank=True)
+    flagged_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Set when the lead unassigns: hidden from the queue, its work kept.",
+    )
+    last_activity_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last time the annotator opened or saved this pair."
+    )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ASSIGNED)
     seed = models.ForeignKey(
         SeedAlignment,
@@ -221,8 +289,14 @@ class Assignment(models.Model):
                 condition=~Q(status="submitted") | Q(submitted_at__isnull=False),
                 name="assignment_submitted_has_time",
             ),
+            models.CheckConstraint(
+                condition=Q(slot__isnull=True) | Q(slot__in=[1, 2]), name="assignment_slot_1_2"
+            ),
         ]
-        indexes = [models.Index(fields=["annotator", "status"])]
+        indexes = [
+            models.Index(fields=["annotator", "status"]),
+            models.Index(fields=["pair", "slot"]),
+        ]
 
     def __str__(self) -> str:
         return f"{self.pair} → {self.annotator} ({self.status})"
@@ -256,15 +330,25 @@ class Annotation(_LinksModel):
 
 
 class AnnotationRevision(models.Model):
-    """Every save, kept forever: the links as saved, who, when, time spent."""
+    """Every save, kept forever: the links as saved, who, when, what kind, time spent."""
+
+    class Kind(models.TextChoices):
+        AUTOSAVE = "autosave", "Autosave"
+        SUBMIT = "submit", "Submit"
+        IMPORT = "import", "Import"
+        REOPEN = "reopen", "Reopened by a lead"
 
     annotation = models.ForeignKey(Annotation, on_delete=models.CASCADE, related_name="revisions")
     version = models.PositiveIntegerField()
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.AUTOSAVE)
     links = models.JSONField(default=list)
+    edits_from_seed = models.PositiveIntegerField(
+        null=True, blank=True, help_text="|A_P Δ seed| (cells changed against the seed)."
+    )
     author = models.ForeignKey(User, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     elapsed_seconds = models.FloatField(
-        default=0.0, help_text="Time spent since the previous save."
+        default=0.0, help_text="Time spent since the previous save (capped for idle tabs)."
     )
 
     class Meta:
@@ -291,6 +375,7 @@ class GoldAlignment(_LinksModel):
         User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     note = models.TextField(blank=True)
+    version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -304,6 +389,24 @@ class GoldAlignment(_LinksModel):
 
     def _pair(self) -> SentencePair:
         return self.pair
+
+
+class GoldRevision(models.Model):
+    """Every change of a pair's gold, kept forever (the GoldAlignment row is the latest)."""
+
+    gold = models.ForeignKey(GoldAlignment, on_delete=models.CASCADE, related_name="revisions")
+    version = models.PositiveIntegerField()
+    links = models.JSONField(default=list)
+    origin = models.CharField(max_length=16, choices=GoldAlignment.Origin.choices)
+    author = models.ForeignKey(User, null=True, on_delete=models.SET_NULL, related_name="+")
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["gold", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["gold", "version"], name="gold_revision_unique_version")
+        ]
 
 
 class Job(models.Model):
@@ -352,3 +455,43 @@ class Job(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
+
+
+class AgreementReport(models.Model):
+    """A stored agreement report (``alignment_core.agreement.report.build_report``'s output),
+    with its parameters and a fingerprint of the inputs it saw, so a page can say when it is
+    stale."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="reports")
+    job = models.ForeignKey(Job, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    params = models.JSONField(default=dict, blank=True)
+    fingerprint = models.CharField(max_length=64, blank=True)
+    latest_revision_at = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+
+class ApiToken(models.Model):
+    """A token for scripts (``Authorization: Token <key>``). Only a SHA-256 digest of the key is
+    stored; the key is shown once, when created. A user may hold several and revoke each."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100, blank=True)
+    prefix = models.CharField(
+        max_length=8, help_text="First characters of the key, to tell keys apart."
+    )
+    digest = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"token {self.prefix}… of {self.user}"

@@ -1,0 +1,12 @@
+"""The API's routes: one router; each module of ``annotator.api`` registers its viewsets here."""
+
+from __future__ import annotations
+
+from django.urls import include, path
+from rest_framework.routers import DefaultRouter
+
+router = DefaultRouter()
+
+urlpatterns = [
+    path("", include(router.urls)),
+]
