@@ -17,7 +17,6 @@ from django.db import connection, connections
 
 from annotator.models import Annotation, AnnotationRevision
 from annotator.services.annotations import StaleVersion, save_annotation
-from tests.app.conftest import fast_password_hashing, make_user  # noqa: F401
 from tests.app.grid_fixtures import grid  # noqa: F401
 from tests.conftest import need
 
