@@ -5,6 +5,10 @@ Creates (or brings back) the project "Demo: paraphrase alignment" with guideline
 (reset on every run, so the printed ones always work), and 36 English paraphrase pairs in
 three subcorpora (mtc, news, novels), six of them trial pairs and twelve with a gold alignment.
 Re-running never duplicates anything; pairs already in the project are left as they are.
+
+So that ``make run`` shows a working grid, the demo project is then seeded once with the
+aligner (synchronously, only while it has no seeds) and its pairs are assigned to
+``annotator1`` and ``annotator2`` (:func:`assign_demo_pairs`).
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from alignment_core.formats import read_pairs
-from annotator.models import Membership, Project, SentencePair
+from annotator.models import Assignment, Membership, Project, SeedAlignment, SentencePair
 from annotator.services.importing import import_pairs
+from annotator.services.seeding import seed_project
 
 DEMO_PROJECT = "Demo: paraphrase alignment"
 DEMO_PAIRS = Path(__file__).resolve().parents[2] / "demo_data" / "demo_pairs.jsonl"
@@ -111,7 +116,50 @@ def setup_demo() -> dict[str, Any]:
             )
             done["pairs_imported"] = report.pairs_created
     done["project"] = project
+    done["seeded"] = 0
+    if not SeedAlignment.objects.filter(pair__project=project).exists():
+        done["seeded"] = seed_project(project=project, use_gold=True)["pairs"]
+    done["assignments_created"] = assign_demo_pairs(
+        project=project, annotators=[users["annotator1"], users["annotator2"]]
+    )
     return done
+
+
+def assign_demo_pairs(*, project: Project, annotators: list[Any]) -> int:
+    """Give every non-trial pair to one of the two annotators in turn, every third of them to
+    both (slots 1 and 2, as the paper's doubly annotated third), and every trial pair to both.
+
+    Small and deterministic, for the demo only (the lead's assignment service is the real
+    one). Idempotent: an existing (pair, annotator) assignment — started, submitted or
+    withdrawn — is never touched or recreated. Returns how many were created."""
+    existing = set(
+        Assignment.objects.filter(pair__project=project).values_list("pair_id", "annotator_id")
+    )
+    latest_seed = dict(
+        SeedAlignment.objects.filter(pair__project=project)
+        .order_by("pair_id", "id")
+        .values_list("pair_id", "id")
+    )  # later ids overwrite earlier ones: the latest seed of each pair
+    first, second = annotators
+    wanted: list[tuple[SentencePair, Any, int | None]] = []
+    regular = 0
+    for pair in project.pairs.order_by("position", "id"):
+        if pair.is_trial:
+            wanted += [(pair, first, None), (pair, second, None)]
+            continue
+        one, other = (first, second) if regular % 2 == 0 else (second, first)
+        if regular % 3 == 0:
+            wanted += [(pair, one, 1), (pair, other, 2)]
+        else:
+            wanted.append((pair, one, None))
+        regular += 1
+    new = [
+        Assignment(pair=pair, annotator=user, slot=slot, seed_id=latest_seed.get(pair.pk))
+        for pair, user, slot in wanted
+        if (pair.pk, user.pk) not in existing
+    ]
+    Assignment.objects.bulk_create(new)
+    return len(new)
 
 
 class Command(BaseCommand):
@@ -128,6 +176,18 @@ class Command(BaseCommand):
             f"{pairs.filter(gold__isnull=False).count()} with gold) in "
             f"{project.subcorpora.count()} subcorpora; {done['pairs_imported']} imported now."
         )
+        if done["seeded"]:
+            self.stdout.write(f"Seeded {done['seeded']} pairs with the aligner.")
+        for username in ("annotator1", "annotator2"):
+            mine = Assignment.objects.filter(
+                pair__project=project, annotator__username=username, withdrawn_at__isnull=True
+            )
+            self.stdout.write(
+                f"  {username}: {mine.count()} pairs assigned "
+                f"({mine.filter(slot__isnull=False).count()} doubly annotated, "
+                f"{mine.filter(pair__is_trial=True).count()} trial)"
+            )
+        self.stdout.write(f"{done['assignments_created']} assignments created now.")
         self.stdout.write("Log in at /accounts/login/ with (demo passwords, reset on each run):")
         for username, password, role in DEMO_USERS:
             self.stdout.write(f"  {username:<12} {password:<22} ({role})")
