@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, re_path, register_converter
 from django.views.static import serve
 
-from annotator.views import health, jobs, pages
+from annotator.views import annotate, health, jobs, pages
 
 
 class IdConverter:
@@ -39,6 +39,10 @@ urlpatterns = [
     ),
     path("projects/<id:project_id>/jobs/seed/", jobs.start_seeding, name="project-start-seeding"),
     path("jobs/<id:job_id>/", jobs.job_detail, name="job-detail"),
+    # grid-backend: the annotator's queue, the grid page and the guidelines
+    path("projects/<id:project_id>/queue/", annotate.queue, name="project-queue"),
+    path("projects/<id:project_id>/guidelines/", annotate.guidelines, name="project-guidelines"),
+    path("annotate/<id:assignment_id>/", annotate.annotate, name="annotate"),
     path("healthz", health.healthz, name="healthz"),
 ]
 
