@@ -1,0 +1,401 @@
+"""The annotation grid in a real Chromium: mouse, keyboard, undo/redo, autosave and reload,
+a conflict between two tabs, saves made while the server is unreachable, Enter → next pair,
+flags, trial feedback and an 80 × 80 pair. Screenshots go to var/screenshots/."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from annotator.models import (
+    AlignerRun,
+    Annotation,
+    AnnotationRevision,
+    Assignment,
+    GoldAlignment,
+    Membership,
+    Project,
+    SeedAlignment,
+    SentencePair,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+PASSWORD = "grid-e2e-password-1"
+SOURCE = ["the", "two", "sides", "reached", "an", "agreement", "today"]  # 7 rows
+TARGET = ["both", "parties", "arrived", "at", "a", "deal", "this", "morning"]  # 8 columns
+SEED = [[0, 0, "P"], [1, 0, "S"], [2, 1, "S"], [5, 5, "S"]]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _urls_imported():
+    """Import every view before the browser's first request: the API imports the agreement
+    module, whose numba kernels compile on first import (cached afterwards); compiling inside
+    the live server's first request can outlast the browser's timeout on a busy machine."""
+    from django.urls import get_resolver
+
+    get_resolver().url_patterns  # noqa: B018 - the import is the point
+
+
+def posteriors(rows: int, cols: int) -> bytes:
+    """A diagonal-ish matrix: high near i == j, faint elsewhere."""
+    return bytes(max(0, 230 - 70 * abs(i - j)) for i in range(rows) for j in range(cols))
+
+
+def build(django_user_model, specs, username="ann"):
+    """A project, one annotator and one assignment per spec (in queue order)."""
+    project = Project.objects.create(
+        name=f"Grid e2e {username}", guidelines="Align *content* words."
+    )
+    user = django_user_model.objects.create_user(username, password=PASSWORD)
+    Membership.objects.create(project=project, user=user, role=Membership.Role.ANNOTATOR)
+    run = AlignerRun.objects.create(project=project)
+    assignments = []
+    for n, spec in enumerate(specs):
+        source, target = spec.get("source", SOURCE), spec.get("target", TARGET)
+        pair = SentencePair.objects.create(
+            project=project, external_id=f"p{n}", position=n, source_tokens=source,
+            target_tokens=target, is_trial=spec.get("trial", False),
+        )  # fmt: skip
+        seed = SeedAlignment.objects.create(
+            pair=pair, aligner_run=run, links=spec.get("seed", SEED),
+            posteriors=posteriors(len(source), len(target)),
+        )  # fmt: skip
+        if "gold" in spec:
+            GoldAlignment.objects.create(pair=pair, origin="imported", links=spec["gold"])
+        assignments.append(Assignment.objects.create(pair=pair, annotator=user, seed=seed))
+    return user, assignments
+
+
+def login(page, base, username="ann"):
+    page.goto(base + "/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+
+
+def open_pair(page, base, assignment):
+    page.goto(f"{base}/annotate/{assignment.pk}/")
+    page.wait_for_selector("#annotate[data-ready='1']")
+
+
+def cell(page, i, j):
+    return page.locator(f"[role=grid] td[data-i='{i}'][data-j='{j}']")
+
+
+def states(page) -> dict[tuple[int, int], str]:
+    """Every linked cell's data-state as the page shows it."""
+    found = page.eval_on_selector_all(
+        "[data-field=grid] [role=gridcell]:not([data-state=none])",
+        "els => els.map(e => [+e.dataset.i, +e.dataset.j, e.dataset.state])",
+    )
+    return {(i, j): s for i, j, s in found}
+
+
+def as_states(links) -> dict[tuple[int, int], str]:
+    return {(i, j): {"S": "sure", "P": "possible"}[k] for i, j, k in links}
+
+
+def saved(page, timeout=15_000):
+    from playwright.sync_api import expect
+
+    expect(page.locator("[data-save-state]")).to_have_attribute(
+        "data-save-state", "saved", timeout=timeout
+    )
+
+
+def shot(page, name, locator=None):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (locator or page).screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+def test_edit_by_mouse_and_keyboard_then_reload(live_server, page, django_user_model):
+    from playwright.sync_api import expect
+
+    _, (a, _) = build(django_user_model, [{}, {}])
+    base = live_server.url
+    login(page, base)
+    open_pair(page, base, a)
+    grid = page.locator("[role=grid]")
+    expect(grid.locator("[role=gridcell]")).to_have_count(len(SOURCE) * len(TARGET))
+    first = cell(page, 1, 0)
+    assert first.get_attribute("aria-label").startswith("two – both: sure link")
+    assert first.get_attribute("data-seed") == "1", "an untouched seed link is marked as seed"
+    assert states(page) == as_states(SEED)
+    shot(page, "grid-normal")
+
+    # a click cycles none → sure → possible
+    cell(page, 3, 2).click()
+    expect(cell(page, 3, 2)).to_have_attribute("data-state", "sure")
+    cell(page, 3, 2).click()
+    expect(cell(page, 3, 2)).to_have_attribute("data-state", "possible")
+    # a click on a seed link touches it: it is no longer shown as seed
+    cell(page, 1, 0).click()
+    expect(cell(page, 1, 0)).to_have_attribute("data-state", "possible")
+    assert cell(page, 1, 0).get_attribute("data-seed") is None
+
+    # drag a 2 × 3 block with the "possible" tool
+    page.click("[data-tool=possible]")
+    start = cell(page, 4, 4).bounding_box()
+    end = cell(page, 5, 6).bounding_box()
+    page.mouse.move(start["x"] + 5, start["y"] + 5)
+    page.mouse.down()
+    page.mouse.move(end["x"] + 5, end["y"] + 5, steps=4)
+    page.mouse.up()
+    for i in (4, 5):
+        for j in (4, 5, 6):
+            expect(cell(page, i, j)).to_have_attribute("data-state", "possible")
+
+    # keyboard: the cursor is at the drag's end (5,6); move, set, select a block, undo, redo
+    page.keyboard.press("ArrowDown")  # (6,6)
+    page.keyboard.press("s")
+    expect(cell(page, 6, 6)).to_have_attribute("data-state", "sure")
+    page.keyboard.press("ArrowLeft")  # (6,5)
+    page.keyboard.press("Shift+ArrowLeft")
+    page.keyboard.press("Shift+ArrowLeft")  # block (6,3)–(6,5)
+    page.keyboard.press("s")
+    for j in (3, 4, 5):
+        expect(cell(page, 6, j)).to_have_attribute("data-state", "sure")
+    before_undo = states(page)
+    page.keyboard.press("z")  # the whole block back in one step
+    for j in (3, 4, 5):
+        expect(cell(page, 6, j)).to_have_attribute("data-state", "none")
+    expect(cell(page, 6, 6)).to_have_attribute("data-state", "sure")
+    page.keyboard.press("Control+z")  # and the single cell
+    expect(cell(page, 6, 6)).to_have_attribute("data-state", "none")
+    page.keyboard.press("Control+Shift+Z")
+    page.keyboard.press("Control+y")
+    expect(cell(page, 6, 3)).to_have_attribute("data-state", "sure")
+    page.keyboard.press("ArrowUp")  # a plain move drops the block; x clears one cell
+    page.keyboard.press("x")
+    expect(cell(page, 5, 3)).to_have_attribute("data-state", "none")
+    assert states(page) == before_undo
+
+    saved(page)
+    shown = states(page)
+    annotation = Annotation.objects.get(assignment=a)
+    assert as_states(annotation.links) == shown
+    revisions = AnnotationRevision.objects.filter(annotation=annotation)
+    assert revisions.count() >= 1
+    assert set(revisions.values_list("kind", flat=True)) == {"autosave"}
+    assert as_states(revisions.order_by("-version").first().links) == shown
+
+    page.reload()
+    page.wait_for_selector("#annotate[data-ready='1']")
+    assert states(page) == shown
+    expect(page.locator("[data-save-state]")).to_have_attribute("data-save-state", "saved")
+    assert Assignment.objects.get(pk=a.pk).status == "in_progress"
+
+
+def test_conflict_between_two_tabs_is_shown_and_nothing_is_overwritten(
+    live_server, chromium_browser, django_user_model
+):
+    from playwright.sync_api import expect
+
+    _, (a,) = build(django_user_model, [{}])
+    base = live_server.url
+    tabs = []
+    for _ in range(2):
+        context = chromium_browser.new_context()
+        tab = context.new_page()
+        tab.set_default_timeout(10_000)
+        login(tab, base)
+        open_pair(tab, base, a)
+        tabs.append(tab)
+    first, second = tabs
+    try:
+        cell(first, 0, 7).click()
+        saved(first)
+        theirs = Annotation.objects.get(assignment=a).links
+        assert [0, 7, "S"] in theirs
+
+        cell(second, 6, 0).click()  # based on version 0: stale
+        indicator = second.locator("[data-save-state]")
+        expect(indicator).to_have_attribute("data-save-state", "conflict")
+        expect(second.locator("[data-field=conflict]")).to_be_visible()
+        expect(second.locator("[data-field=conflict-text]")).to_contain_text(
+            "Nothing has been overwritten"
+        )
+        shot(second, "grid-conflict")
+        assert Annotation.objects.get(assignment=a).links == theirs, "nothing overwritten"
+        assert Annotation.objects.get(assignment=a).version == 1
+
+        # "keep mine" is an explicit choice: only then does the second tab's alignment win
+        second.click("[data-action=keep-mine]")
+        saved(second)
+        mine = Annotation.objects.get(assignment=a)
+        assert mine.version == 2
+        assert [6, 0, "S"] in mine.links and [0, 7, "S"] not in mine.links
+
+        # now the first tab is stale: it chooses "reload theirs" and shows the second's links
+        cell(first, 3, 3).click()
+        expect(first.locator("[data-save-state]")).to_have_attribute("data-save-state", "conflict")
+        first.click("[data-action=reload-theirs]")
+        saved(first)
+        assert states(first) == as_states(mine.links)
+        assert Annotation.objects.get(assignment=a).version == 2, "reloading saves nothing"
+    finally:
+        for tab in tabs:
+            tab.context.close()
+
+
+def test_saves_made_while_the_server_is_unreachable_land_later(
+    live_server, page, django_user_model
+):
+    from playwright.sync_api import expect
+
+    _, (a,) = build(django_user_model, [{}])
+    base = live_server.url
+    login(page, base)
+    open_pair(page, base, a)
+    page.on("dialog", lambda dialog: dialog.accept())  # the "unsaved changes" prompt on reload
+
+    def abort(route):
+        route.abort("internetdisconnected")
+
+    page.route("**/api/**", abort)
+    cell(page, 2, 2).click()
+    indicator = page.locator("[data-save-state]")
+    expect(indicator).to_have_attribute("data-save-state", "offline")
+    stored = page.evaluate(
+        "Object.keys(localStorage).filter(k => k.startsWith('gridalign:pending:'))"
+        ".map(k => JSON.parse(localStorage[k]))"
+    )
+    assert [2, 2, "S"] in stored[0]["links"]
+    assert not Annotation.objects.filter(assignment=a).exists()
+    shot(page, "grid-offline")
+
+    # the server comes back: the retry lands without a reload
+    page.unroute("**/api/**", abort)
+    saved(page)
+    assert [2, 2, "S"] in Annotation.objects.get(assignment=a).links
+
+    # offline again, edit, then reload the page once the server answers: the stored edit lands
+    page.route("**/api/**", abort)
+    cell(page, 4, 1).click()
+    expect(indicator).to_have_attribute("data-save-state", "offline")
+    page.unroute("**/api/**", abort)
+    page.route("**/annotation/", abort)  # saves still fail while the page reloads...
+    page.reload()
+    page.wait_for_selector("#annotate[data-ready='1']")
+    expect(cell(page, 4, 1)).to_have_attribute("data-state", "sure")  # restored from the browser
+    page.unroute("**/annotation/", abort)  # ...until the server is back
+    saved(page)
+    links = Annotation.objects.get(assignment=a).links
+    assert [4, 1, "S"] in links and [2, 2, "S"] in links
+    assert (
+        page.evaluate(
+            "Object.keys(localStorage).filter(k => k.startsWith('gridalign:pending:')).length"
+        )
+        == 0
+    )
+
+
+def test_enter_submits_and_opens_the_next_pair(live_server, page, django_user_model):
+    _, (a, b) = build(django_user_model, [{}, {}])
+    base = live_server.url
+    login(page, base)
+    open_pair(page, base, a)
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**/annotate/{b.pk}/")
+    page.wait_for_selector("#annotate[data-ready='1']")
+    a.refresh_from_db()
+    assert a.status == "submitted"
+    revision = AnnotationRevision.objects.get(annotation__assignment=a)
+    assert revision.kind == "submit"
+    assert as_states(revision.links) == as_states(SEED), "the seed, submitted as it stood"
+    assert page.locator("[data-field=progress]").inner_text().startswith("2 of 2")
+
+
+def test_accept_seed_and_submit_and_flag(live_server, page, django_user_model):
+    from playwright.sync_api import expect
+
+    _, (a, b) = build(django_user_model, [{}, {}])
+    base = live_server.url
+    login(page, base)
+    open_pair(page, base, a)
+    page.select_option("select[name=reason]", "bad_tokenisation")
+    page.fill("textarea[name=note]", "'agreement today' is one token in the source")
+    page.click(".flag-form button[type=submit]")
+    expect(page.locator("[data-field=flag-current]")).to_contain_text("Bad tokenisation")
+    a.refresh_from_db()
+    assert (a.flag, a.flag_note) == (
+        "bad_tokenisation",
+        "'agreement today' is one token in the source",
+    )
+
+    cell(page, 3, 3).click()  # an edit, then "accept seed": confirm, and the seed is submitted
+    saved(page)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.locator("[role=grid]").focus()
+    page.keyboard.press("a")
+    page.wait_for_url(f"**/annotate/{b.pk}/")
+    a.refresh_from_db()
+    assert a.status == "submitted"
+    assert as_states(Annotation.objects.get(assignment=a).links) == as_states(SEED)
+
+
+def test_trial_pair_feedback_overlays_the_reference(live_server, page, django_user_model):
+    from playwright.sync_api import expect
+
+    reference = [[1, 0, "S"], [2, 1, "S"], [3, 2, "S"], [3, 3, "P"]]
+    _, (trial, real) = build(django_user_model, [{"trial": True, "gold": reference}, {}])
+    base = live_server.url
+    login(page, base)
+    open_pair(page, base, trial)
+    page.click("[data-tool=sure]")
+    cell(page, 3, 2).click()  # now: seed + (3,2) sure
+    page.click("[data-action=submit]")
+    feedback = page.locator("[data-field=feedback]")
+    expect(feedback).to_be_visible()
+    expect(feedback.locator("[data-field=feedback-score]")).to_contain_text("Word F1")
+    marks = feedback.locator("td[data-overlay]").evaluate_all(
+        "els => els.map(e => [+e.dataset.i, +e.dataset.j, e.dataset.overlay])"
+    )
+    overlay = {(i, j): kind for i, j, kind in marks}
+    assert overlay[(1, 0)] == "both-sure" and overlay[(3, 2)] == "both-sure"
+    assert overlay[(3, 3)] == "only-b", "a reference link the annotator missed"
+    assert overlay[(0, 0)] == "only-a" and overlay[(5, 5)] == "only-a"
+    shot(page, "grid-trial-feedback")
+    page.keyboard.press("Enter")  # continue
+    page.wait_for_url(f"**/annotate/{real.pk}/")
+
+
+def test_posterior_shading_and_a_pair_of_80_by_80(live_server, page, django_user_model):
+    from playwright.sync_api import expect
+
+    words = [f"w{n}" for n in range(80)]
+    _, (big,) = build(
+        django_user_model,
+        [{"source": words, "target": words, "seed": [[k, k, "S"] for k in range(0, 80, 3)]}],
+    )
+    base = live_server.url
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    login(page, base)
+    open_pair(page, base, big)
+    expect(page.locator("[role=gridcell]")).to_have_count(6400)
+    toggle = page.locator("[data-action=posteriors]")
+    if toggle.is_checked():
+        page.keyboard.press("h")
+    expect(page.locator("[role=grid]")).not_to_have_class("ga-show-post")
+    shot(page, "grid-80x80")
+    page.keyboard.press("h")
+    expect(page.locator("[role=grid].ga-show-post")).to_have_count(1)
+    shot(page, "grid-80x80-posteriors")
+    # far corner by keyboard: the cursor scrolls into view and the cell is editable
+    page.locator("[role=grid]").focus()
+    for _ in range(79):
+        page.keyboard.press("ArrowDown")
+    page.keyboard.press("p")
+    expect(cell(page, 79, 0)).to_have_attribute("data-state", "possible")
+    assert cell(page, 79, 0).is_visible()
+    saved(page)
+    assert [79, 0, "P"] in Annotation.objects.get(assignment=big).links
+    assert (
+        json.loads(page.evaluate("JSON.stringify(document.activeElement.getAttribute('role'))"))
+        == "grid"
+    )
