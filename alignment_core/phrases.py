@@ -4,6 +4,9 @@ A phrase pair is a box ``[i1..i2] × [j1..j2]`` (0-based, both ends inclusive) o
 L. It is *consistent* with L when (a) it holds at least one link, (b) no link leaves it and (c) the
 four boundary words x_i1, x_i2, y_j1, y_j2 each have a link. A consistent pair is *atomic* when no
 strictly smaller consistent pair lies inside it. No length limit.
+A box is *compatible* with an alignment B (the sure columns of phrase agreement) when it is
+consistent with some L with B_S ⊆ L ⊆ B_P: no sure link of B crosses its edge and each boundary
+word has a link of B_P inside the box.
 
 Two facts make extraction cheap (and are checked against brute force in the tests):
 
@@ -163,6 +166,42 @@ def _box_consistent(rmin, rmax, cmin, cmax, i1, i2, j1, j2):
     return True
 
 
+U8_GRID = types.uint8[:, ::1]
+
+
+@njit((I32, I32, I32, I32, U8_GRID, INT, INT, INT, INT, INT), cache=True)
+def _box_compatible(srmin, srmax, scmin, scmax, grid, mask, i1, i2, j1, j2):
+    """True when the box [i1..i2] × [j1..j2] is compatible with an alignment B (SPEC §4): no SURE
+    link of B crosses its edge, and each of the four boundary words has a link of B_P inside it.
+
+    ``s*`` profile B_S; B_P is read from ``grid`` (cells whose ``mask`` bit is set), because a
+    row's min/max link cannot tell whether it has a link *inside* the box.
+    """
+    for i in range(i1, i2 + 1):  # a sure link of a row inside leaves through a column outside
+        if srmax[i] >= 0 and (srmin[i] < j1 or srmax[i] > j2):
+            return False
+    for j in range(j1, j2 + 1):
+        if scmax[j] >= 0 and (scmin[j] < i1 or scmax[j] > i2):
+            return False
+    for i in (i1, i2):
+        hit = False
+        for j in range(j1, j2 + 1):
+            if grid[i, j] & mask:
+                hit = True
+                break
+        if not hit:
+            return False
+    for j in (j1, j2):
+        hit = False
+        for i in range(i1, i2 + 1):
+            if grid[i, j] & mask:
+                hit = True
+                break
+        if not hit:
+            return False
+    return True
+
+
 @njit((I32, I32, INT, INT, I32, I32, INT, INT), cache=True)
 def _same_text(sp, ss, i1, i2, tp, ts, j1, j2):
     """True when source tokens i1..i2 and target tokens j1..j2 have the same casefolded text.
@@ -238,6 +277,23 @@ def is_consistent(links: Iterable[Link], n_source: int, n_target: int, box: Phra
     if not (0 <= i1 <= i2 < n_source and 0 <= j1 <= j2 < n_target):
         raise ValueError(f"box {tuple(box)} is not inside the {n_source} × {n_target} grid")
     return bool(_box_consistent(*_profile(links, n_source, n_target), i1, i2, j1, j2))
+
+
+def is_compatible(
+    sure: Iterable[Link], all_links: Iterable[Link], n_source: int, n_target: int, box: PhrasePair
+) -> bool:
+    """True when ``box`` is compatible with the alignment B whose sure links are ``sure`` and
+    whose links (sure and possible, B_P) are ``all_links`` (SPEC §4): it is consistent with SOME
+    alignment L with B_S ⊆ L ⊆ B_P. Equivalently — the reading used here — no sure link crosses
+    the box's edge (exactly one of its two indices inside) and each of the four boundary words
+    has a link of B_P inside the box. Every box consistent with B_P is compatible."""
+    i1, i2, j1, j2 = box
+    if not (0 <= i1 <= i2 < n_source and 0 <= j1 <= j2 < n_target):
+        raise ValueError(f"box {tuple(box)} is not inside the {n_source} × {n_target} grid")
+    if any((i1 <= i <= i2) != (j1 <= j <= j2) for i, j in sure):
+        return False
+    inside = [(i, j) for i, j in all_links if i1 <= i <= i2 and j1 <= j <= j2]
+    return {i1, i2} <= {i for i, _ in inside} and {j1, j2} <= {j for _, j in inside}
 
 
 def phrase_text(tokens: Sequence[str], start: int, end: int) -> str:

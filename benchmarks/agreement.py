@@ -39,6 +39,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from alignment_core.agreement import KappaPair, kappa_c, score_alignments  # noqa: E402
+from alignment_core.agreement.batch import WORD_COLUMNS, count_pairs  # noqa: E402
 from alignment_core.alignment import Alignment  # noqa: E402
 
 KAPPA_BUDGET_S = 10.0
@@ -191,6 +192,16 @@ def py_kappa(pairs: list[KappaPair], samples: int, seed: int) -> tuple[float, fl
     return sum(t for _, t in kept) / len(kept), theta0 / len(kept)
 
 
+def py_compatible(ref: Alignment, box: tuple[int, int, int, int]) -> bool:
+    """No sure link of ``ref`` crosses the box; each boundary word has a link inside it."""
+    i1, i2, j1, j2 = box
+    if any((i1 <= i <= i2) != (j1 <= j <= j2) for i, j in ref.sure):
+        return False
+    inside = [(i, j) for i, j in ref.all_links if i1 <= i <= i2 and j1 <= j <= j2]
+    rows, cols = {i for i, _ in inside}, {j for _, j in inside}
+    return i1 in rows and i2 in rows and j1 in cols and j2 in cols
+
+
 def py_score(items) -> int:
     """Word and phrase counts the straightforward way; returns a checksum of the counts."""
     total = 0
@@ -204,14 +215,13 @@ def py_score(items) -> int:
         total += len(a_s & b_p) + len(a_p & b_s) + len(a_p & b_p)
         cons_a = set(py_consistent(set(a.all_links), n, m))
         cons_b = set(py_consistent(set(b.all_links), n, m))
-        for links, other in (
-            (a.sure, cons_b),
-            (b.sure, cons_a),
-            (a.all_links, cons_b),
-            (b.all_links, cons_a),
-        ):
+        # sure columns: atom(A_S) against compat(B), atom(B_S) against compat(A)
+        for sure, other in ((a.sure, b), (b.sure, a)):
+            atoms = py_units(src, tgt, set(sure))
+            total += len(atoms) + sum(py_compatible(other, x) for x in atoms)
+        for links, cons in ((a.all_links, cons_b), (b.all_links, cons_a)):
             atoms = py_units(src, tgt, set(links))
-            total += len(atoms) + len(atoms & other)
+            total += len(atoms) + len(atoms & cons)
     return total
 
 
@@ -317,10 +327,13 @@ def main() -> int:
         f"   word F1 {word.f1:.4f}, phrase F1 {phrase.f1:.4f} ({len(distinct)} distinct pairs cycled)"
     )
     anchor_items = items[: args.anchor_score_pairs]
-    _, slow = timed(lambda: py_score(anchor_items))
+    checksum, slow = timed(lambda: py_score(anchor_items))
+    rows = count_pairs(anchor_items)
+    same = checksum == int(rows[:, 4:7].sum() + rows[:, len(WORD_COLUMNS) :].sum())
     scaled = slow * len(items) / len(anchor_items)
     print(
-        f"   anchor (pure Python sets) ran {len(anchor_items):,} pairs, scaled linearly to {len(items):,}"
+        f"   anchor (pure Python sets) ran {len(anchor_items):,} pairs, scaled linearly to"
+        f" {len(items):,}; its counts {'equal' if same else 'DIFFER FROM'} the kernel's"
     )
     print(
         f"   figure {fast:8.2f} s ({len(items) / fast:,.0f} pairs/s)   anchor {scaled:8.1f} s"

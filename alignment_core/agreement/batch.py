@@ -20,7 +20,9 @@ from alignment_core.phrases import (
     I32,
     I64,
     INT,
+    U8_GRID,
     _atoms,
+    _box_compatible,
     _box_consistent,
     _profiles,
     _same_text,
@@ -40,9 +42,9 @@ WORD_COLUMNS = (
 )
 PHRASE_COLUMNS = (
     "test_sure_atoms",  # |atom(A_S)|
-    "test_sure_atoms_matched",  # |atom(A_S) ∩ cons(B_P)|
+    "test_sure_atoms_matched",  # |atom(A_S) ∩ compat(B)|
     "ref_sure_atoms",  # |atom(B_S)|
-    "ref_sure_atoms_matched",  # |cons(A_P) ∩ atom(B_S)|
+    "ref_sure_atoms_matched",  # |compat(A) ∩ atom(B_S)|
     "test_atoms",  # |atom(A_P)|
     "test_atoms_matched",  # |atom(A_P) ∩ cons(B_P)|
     "ref_atoms",  # |atom(B_P)|
@@ -51,10 +53,19 @@ PHRASE_COLUMNS = (
 _NW = len(WORD_COLUMNS)
 
 
-@njit((I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, BOOL, I64, INT), cache=True)
-def _atom_hits(rmin, rmax, cmin, cmax, ormin, ormax, ocmin, ocmax, sp, ss, tp, ts, keep, out, col):
+# atom profile (4), other profile (4), grid, mask, compat, text pieces (4), keep, out, col
+_ATOM_HITS_SIG = (I32,) * 8 + (U8_GRID, INT, BOOL) + (I32,) * 4 + (BOOL, I64, INT)
+
+
+@njit(_ATOM_HITS_SIG, cache=True)
+def _atom_hits(
+    rmin, rmax, cmin, cmax, ormin, ormax, ocmin, ocmax, grid, mask, compat, sp, ss, tp, ts, keep,
+    out, col,
+):  # fmt: skip
     """out[col] += atoms of the first profile kept by the identity filter; out[col+1] += those
-    of them consistent with the other (``o*``) profile."""
+    of them that match the other alignment: consistent with the other (``o*``) profile, or with
+    ``compat`` compatible with it (``o*`` then profile its SURE links and its links are the
+    ``mask`` bit of ``grid``)."""
     n = rmin.size
     i1 = np.empty(n, np.int32)
     i2 = np.empty(n, np.int32)
@@ -65,8 +76,52 @@ def _atom_hits(rmin, rmax, cmin, cmax, ormin, ormax, ocmin, ocmax, sp, ss, tp, t
         if not keep and _same_text(sp, ss, i1[t], i2[t], tp, ts, j1[t], j2[t]):
             continue
         out[col] += 1
-        if _box_consistent(ormin, ormax, ocmin, ocmax, i1[t], i2[t], j1[t], j2[t]):
+        if compat:
+            hit = _box_compatible(
+                ormin, ormax, ocmin, ocmax, grid, mask, i1[t], i2[t], j1[t], j2[t]
+            )
+        else:
+            hit = _box_consistent(ormin, ormax, ocmin, ocmax, i1[t], i2[t], j1[t], j2[t])
+        if hit:
             out[col + 1] += 1
+
+
+@njit((INT, INT, INT, I32, I32, I64, U8_GRID, I32, I32, I32, I32, BOOL, I64), cache=True)
+def _phrase_counts(k, n, m, links_i, links_j, offsets, grid, sp, s0, tp, t0, keep_identical, row):
+    """The eight phrase columns of pair k into ``row[_NW:]``. ``grid`` has bit s set on the
+    cells of link set s (0 A_S, 1 A_P, 2 B_S, 3 B_P)."""
+    a = offsets[4 * k]
+    a_s = _profiles(links_i[a : offsets[4 * k + 1]], links_j[a : offsets[4 * k + 1]], n, m)
+    a = offsets[4 * k + 1]
+    a_p = _profiles(links_i[a : offsets[4 * k + 2]], links_j[a : offsets[4 * k + 2]], n, m)
+    a = offsets[4 * k + 2]
+    b_s = _profiles(links_i[a : offsets[4 * k + 3]], links_j[a : offsets[4 * k + 3]], n, m)
+    a = offsets[4 * k + 3]
+    b_p = _profiles(links_i[a : offsets[4 * k + 4]], links_j[a : offsets[4 * k + 4]], n, m)
+    a_p_bit = np.int64(2)
+    b_p_bit = np.int64(8)
+    # sure columns: atom(A_S) vs compat(B) (B_S profile, B_P bit); atom(B_S) vs compat(A)
+    a0, a1, a2, a3 = a_s
+    b0, b1, b2, b3 = b_s
+    _atom_hits(
+        a0, a1, a2, a3, b0, b1, b2, b3, grid, b_p_bit, True, sp, s0, tp, t0, keep_identical, row,
+        _NW,
+    )  # fmt: skip
+    _atom_hits(
+        b0, b1, b2, b3, a0, a1, a2, a3, grid, a_p_bit, True, sp, s0, tp, t0, keep_identical, row,
+        _NW + 2,
+    )  # fmt: skip
+    # possible columns: atom(A_P) vs cons(B_P), atom(B_P) vs cons(A_P)
+    a0, a1, a2, a3 = a_p
+    b0, b1, b2, b3 = b_p
+    _atom_hits(
+        a0, a1, a2, a3, b0, b1, b2, b3, grid, b_p_bit, False, sp, s0, tp, t0, keep_identical, row,
+        _NW + 4,
+    )  # fmt: skip
+    _atom_hits(
+        b0, b1, b2, b3, a0, a1, a2, a3, grid, a_p_bit, False, sp, s0, tp, t0, keep_identical, row,
+        _NW + 6,
+    )  # fmt: skip
 
 
 @njit((I64, I64, I32, I32, I64, I32, I32, I64, I32, I32, I64, BOOL, BOOL), cache=True)
@@ -111,32 +166,14 @@ def _count_kernel(
                     row[2] += 1
                 else:
                     row[3] += 1
+        if do_phrase:
+            _phrase_counts(
+                k, n, m, links_i, links_j, offsets, grid, sp, s0, tp, t0, keep_identical, row
+            )
+        # the grid keeps each set's bit for the phrase pass (B_P and A_P boundary links)
         for s in range(4):
             for q in range(offsets[4 * k + s], offsets[4 * k + s + 1]):
                 grid[links_i[q], links_j[q]] = 0
-        if not do_phrase:
-            continue
-        a = offsets[4 * k]
-        a_s = _profiles(links_i[a : offsets[4 * k + 1]], links_j[a : offsets[4 * k + 1]], n, m)
-        a = offsets[4 * k + 1]
-        a_p = _profiles(links_i[a : offsets[4 * k + 2]], links_j[a : offsets[4 * k + 2]], n, m)
-        a = offsets[4 * k + 2]
-        b_s = _profiles(links_i[a : offsets[4 * k + 3]], links_j[a : offsets[4 * k + 3]], n, m)
-        a = offsets[4 * k + 3]
-        b_p = _profiles(links_i[a : offsets[4 * k + 4]], links_j[a : offsets[4 * k + 4]], n, m)
-        # atom(A_S) vs cons(B_P), atom(B_S) vs cons(A_P), atom(A_P) vs cons(B_P), atom(B_P) vs cons(A_P)
-        a0, a1, a2, a3 = a_s
-        b0, b1, b2, b3 = b_p
-        _atom_hits(a0, a1, a2, a3, b0, b1, b2, b3, sp, s0, tp, t0, keep_identical, row, _NW)
-        a0, a1, a2, a3 = b_s
-        b0, b1, b2, b3 = a_p
-        _atom_hits(a0, a1, a2, a3, b0, b1, b2, b3, sp, s0, tp, t0, keep_identical, row, _NW + 2)
-        a0, a1, a2, a3 = a_p
-        b0, b1, b2, b3 = b_p
-        _atom_hits(a0, a1, a2, a3, b0, b1, b2, b3, sp, s0, tp, t0, keep_identical, row, _NW + 4)
-        a0, a1, a2, a3 = b_p
-        b0, b1, b2, b3 = a_p
-        _atom_hits(a0, a1, a2, a3, b0, b1, b2, b3, sp, s0, tp, t0, keep_identical, row, _NW + 6)
     return out
 
 

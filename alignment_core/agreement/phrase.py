@@ -3,13 +3,19 @@
 cons(L) / atom(L) are the consistent / atomic phrase pairs of L (``alignment_core.phrases``),
 restricted to NON-IDENTICAL pairs (casefolded source text != target text) unless
 ``include_identical``. Atomicity is decided on the whole alignment first, then identical pairs are
-dropped (dropping first would turn composites into atoms).
+dropped (dropping first would turn composites into atoms). compat(B) are the boxes *compatible*
+with B: consistent with some L with B_S ⊆ L ⊆ B_P, i.e. no SURE link of B crosses the box's edge
+and each of its four boundary words has a link of B_P inside it (``phrases.is_compatible``).
 
-- precision_sure = |atom(A_S) ∩ cons(B_P)| / |atom(A_S)|
-- recall_sure = |cons(A_P) ∩ atom(B_S)| / |atom(B_S)|
+- precision_sure = |atom(A_S) ∩ compat(B)| / |atom(A_S)|
+- recall_sure = |compat(A) ∩ atom(B_S)| / |atom(B_S)|
 - precision_possible = |atom(A_P) ∩ cons(B_P)| / |atom(A_P)|
 - recall_possible = |cons(A_P) ∩ atom(B_P)| / |atom(B_P)|
 - f1 from the sure pair, as at word level.
+
+The sure columns match against compat, not cons(B_P): a sure phrase must respect the reference's
+sure links, while its possible links may be there or not (as at word level, where A_S is matched
+against B_P). So any alignment scored against itself gets 1.0 in every column.
 
 Micro-averaged over pairs; 0/0 is None exactly as at word level (see ``word.py``).
 """
@@ -25,7 +31,12 @@ import numpy as np
 from alignment_core.agreement.batch import PHRASE_COLUMNS, WORD_COLUMNS, ScoreItem, count_pairs
 from alignment_core.agreement.word import WordScores, f_measure, ratio, word_scores_from_rows
 from alignment_core.alignment import Alignment
-from alignment_core.phrases import atomic_phrases, consistent_phrases, non_identical
+from alignment_core.phrases import (
+    atomic_phrases,
+    consistent_phrases,
+    is_compatible,
+    non_identical,
+)
 
 PHRASE_FIGURES = ("precision_sure", "recall_sure", "f1", "precision_possible", "recall_possible")
 
@@ -35,9 +46,9 @@ class PhraseCounts:
     """Raw phrase-pair counts behind the phrase-level figures (already filtered for identity)."""
 
     test_sure_atoms: int = 0  # |atom(A_S)|
-    test_sure_atoms_matched: int = 0  # |atom(A_S) ∩ cons(B_P)|
+    test_sure_atoms_matched: int = 0  # |atom(A_S) ∩ compat(B)|
     ref_sure_atoms: int = 0  # |atom(B_S)|
-    ref_sure_atoms_matched: int = 0  # |cons(A_P) ∩ atom(B_S)|
+    ref_sure_atoms_matched: int = 0  # |compat(A) ∩ atom(B_S)|
     test_atoms: int = 0  # |atom(A_P)|
     test_atoms_matched: int = 0  # |atom(A_P) ∩ cons(B_P)|
     ref_atoms: int = 0  # |atom(B_P)|
@@ -130,14 +141,17 @@ def phrase_counts(
     def cons(links: frozenset[tuple[int, int]]) -> set:
         return set(consistent_phrases(links, n, m))
 
+    def compatible(boxes: set, other: Alignment) -> set:  # boxes ∩ compat(other)
+        return {b for b in boxes if is_compatible(other.sure, other.all_links, n, m, b)}
+
     a_s, a_p = atoms(test.sure), atoms(test.all_links)
     b_s, b_p = atoms(reference.sure), atoms(reference.all_links)
     ca, cb = cons(test.all_links), cons(reference.all_links)
     return PhraseCounts(
         test_sure_atoms=len(a_s),
-        test_sure_atoms_matched=len(a_s & cb),
+        test_sure_atoms_matched=len(compatible(a_s, reference)),
         ref_sure_atoms=len(b_s),
-        ref_sure_atoms_matched=len(ca & b_s),
+        ref_sure_atoms_matched=len(compatible(b_s, test)),
         test_atoms=len(a_p),
         test_atoms_matched=len(a_p & cb),
         ref_atoms=len(b_p),
