@@ -5,8 +5,11 @@ from __future__ import annotations
 from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
+from annotator.api import gold
+
 router = DefaultRouter()
 
 urlpatterns = [
     path("", include(router.urls)),
+    *gold.urlpatterns,  # nested under a project and pair: a plain path, not a router entry
 ]

@@ -132,11 +132,11 @@ def preview_assignment(*, project: Project, request: AssignmentRequest) -> Assig
     to_plan, open_ids = [], set()
     for p in pairs:
         sub = p["subcorpus__name"] or NO_SUBCORPUS
-        if wanted is not None and sub not in wanted:
-            continue
-        if p["is_trial"]:
+        if p["is_trial"]:  # the trial set is chosen as a whole, whatever its subcorpus
             if request.include_trial:
                 to_plan.append(PairToPlan(p["id"], sub, True))
+        elif wanted is not None and sub not in wanted:
+            continue
         elif is_open(p["id"]):
             to_plan.append(PairToPlan(p["id"], sub))
             open_ids.add(p["id"])

@@ -17,7 +17,7 @@ from annotator.models import (
     Subcorpus,
 )
 
-WORDS = "the cat sat on a mat near old red door".split()
+WORDS = ["the", "cat", "sat", "on", "a", "mat", "near", "old", "red", "door"]
 
 
 def make_pairs(project: Project, per_subcorpus: dict[str, int], trial: int = 0) -> list:
@@ -27,16 +27,24 @@ def make_pairs(project: Project, per_subcorpus: dict[str, int], trial: int = 0) 
         for _ in range(count):
             pairs.append(
                 SentencePair(
-                    project=project, subcorpus=sub, external_id=f"{name}-{n}", position=n,
-                    source_tokens=WORDS[: 3 + n % 4], target_tokens=WORDS[1 : 5 + n % 3],
+                    project=project,
+                    subcorpus=sub,
+                    external_id=f"{name}-{n}",
+                    position=n,
+                    source_tokens=WORDS[: 3 + n % 4],
+                    target_tokens=WORDS[1 : 5 + n % 3],
                 )  # fmt: skip
             )
             n += 1
     for _ in range(trial):
         pairs.append(
             SentencePair(
-                project=project, external_id=f"trial-{n}", position=n, is_trial=True,
-                source_tokens=WORDS[:3], target_tokens=WORDS[:4],
+                project=project,
+                external_id=f"trial-{n}",
+                position=n,
+                is_trial=True,
+                source_tokens=WORDS[:3],
+                target_tokens=WORDS[:4],
             )  # fmt: skip
         )
         n += 1

@@ -155,3 +155,34 @@ def test_subcorpora_and_trial_can_be_left_out(project, team, lead):
     )
     subs = set(active(project).values_list("pair__subcorpus__name", flat=True))
     assert subs == {"news"}
+
+
+def test_the_page_previews_then_applies_what_it_showed(client_for, project, team, lead):
+    client = client_for(lead)
+    query = {"annotators": [str(u.pk) for u in team], "share": "0.5", "random_seed": "11",
+             "subcorpora": ["mtc", "news", "novels"], "include_trial": "on", "preview": "1"}  # fmt: skip
+    response = client.get(f"/projects/{project.pk}/assign/", query)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "each person&#x27;s workload" in html or "each person's workload" in html
+    assert 'data-annotator="ann1"' in html and not Assignment.objects.exists()
+    preview = response.context["preview"]
+    body = {k: v for k, v in query.items() if k != "preview"}
+    body["fingerprint"] = preview.fingerprint
+    applied = client.post(f"/projects/{project.pk}/assign/", body)
+    assert applied.status_code == 302 and applied.url == f"/projects/{project.pk}/progress/"
+    assert active(project).count() == len(preview.plan.assignments) == 45 + 9
+    bad = client.get(f"/projects/{project.pk}/assign/", {**query, "share": "2"})
+    assert bad.status_code == 400 and "less than or equal to 1" in bad.content.decode()
+
+
+def test_work_list_actions_withdraw_and_reassign(client_for, project, team, lead):
+    apply_assignment(project=project, request=request_for(team, share=0), created_by=lead)
+    a = active(project).filter(pair__is_trial=False).first()
+    other = next(u for u in team if u.pk != a.annotator_id)
+    client = client_for(lead)
+    url = f"/projects/{project.pk}/assignments/{a.pk}/"
+    assert client.post(url + "reassign/", {"to": other.pk}).status_code == 302
+    assert active(project).get(pair=a.pair, pair__is_trial=False).annotator == other
+    assert client.post(url + "dance/").status_code == 404
+    assert client.get(url + "withdraw/").status_code == 405

@@ -96,7 +96,9 @@ def test_reopen_sends_a_submitted_pair_back_with_a_reopen_revision(pair, annotat
     reopen_assignment(assignment=a, by=lead)
     a.refresh_from_db()
     assert a.status == "in_progress" and a.submitted_at is None
-    revisions = list(AnnotationRevision.objects.filter(annotation__assignment=a).order_by("version"))
+    revisions = list(
+        AnnotationRevision.objects.filter(annotation__assignment=a).order_by("version")
+    )
     assert [r.kind for r in revisions] == ["submit", "reopen"]
     assert revisions[-1].links == [[0, 0, "S"]] and revisions[-1].author == lead
     with pytest.raises(GoldError, match="only a submitted pair"):
