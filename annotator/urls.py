@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, re_path, register_converter
 from django.views.static import serve
 
-from annotator.views import adjudication, health, jobs, lead, pages
+from annotator.views import adjudication, annotate, health, jobs, lead, pages
 
 
 class IdConverter:
@@ -58,6 +58,10 @@ urlpatterns = [
         adjudication.adjudicate_page,
         name="project-adjudicate",
     ),
+    # grid-backend: the annotator's queue, the grid page and the guidelines
+    path("projects/<id:project_id>/queue/", annotate.queue, name="project-queue"),
+    path("projects/<id:project_id>/guidelines/", annotate.guidelines, name="project-guidelines"),
+    path("annotate/<id:assignment_id>/", annotate.annotate, name="annotate"),
     path("healthz", health.healthz, name="healthz"),
 ]
 

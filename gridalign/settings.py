@@ -183,3 +183,8 @@ if not DEBUG:
     CSRF_COOKIE_HTTPONLY = False
     SECURE_CONTENT_TYPE_NOSNIFF = True
     X_FRAME_OPTIONS = "DENY"
+
+# --- Annotation (grid-backend) -------------------------------------------------------------
+# Time spent on a pair is the gap between an annotator's saves (or opening it), capped at this
+# many seconds so an idle tab left open over lunch does not count as work.
+ANNOTATION_IDLE_CAP = env_int("ANNOTATION_IDLE_CAP", 120, minimum=1)

@@ -6,8 +6,11 @@ from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
 from annotator.api import gold
+from annotator.api.assignments import AssignmentViewSet
 
 router = DefaultRouter()
+# grid-backend: the annotator's own assignments (the grid's data)
+router.register("assignments", AssignmentViewSet, basename="assignment")
 
 urlpatterns = [
     path("", include(router.urls)),
