@@ -103,3 +103,14 @@ def test_reopen_sends_a_submitted_pair_back_with_a_reopen_revision(pair, annotat
     assert revisions[-1].links == [[0, 0, "S"]] and revisions[-1].author == lead
     with pytest.raises(GoldError, match="only a submitted pair"):
         reopen_assignment(assignment=a, by=lead)
+
+
+def test_submitting_through_the_annotation_service_makes_single_gold(pair, annotator):
+    from annotator.services.annotations import save_annotation, submit_annotation
+
+    a = Assignment.objects.create(pair=pair, annotator=annotator)
+    save_annotation(assignment=a, user=annotator, links=[[0, 0, "P"]], base_version=0)
+    assert not GoldAlignment.objects.exists()  # an autosave is not gold
+    submit_annotation(assignment=a, user=annotator, links=[[2, 3, "S"]], base_version=1)
+    gold = GoldAlignment.objects.get(pair=pair)
+    assert (gold.origin, gold.links, gold.version) == ("single", [[2, 3, "S"]], 1)
