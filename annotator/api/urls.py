@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
+from annotator.api import gold
 from annotator.api.assignments import AssignmentViewSet
 
 router = DefaultRouter()
@@ -13,4 +14,5 @@ router.register("assignments", AssignmentViewSet, basename="assignment")
 
 urlpatterns = [
     path("", include(router.urls)),
+    *gold.urlpatterns,  # nested under a project and pair: a plain path, not a router entry
 ]

@@ -23,6 +23,7 @@ from django.utils import timezone
 from annotator.links import parse_links, to_alignment
 from annotator.models import Annotation, AnnotationRevision, Assignment
 from annotator.selectors.assignments import AnnotationState, annotation_state, starting_seed
+from annotator.services.gold import gold_from_single_submission
 
 FLAG_NOTE_MAX = 500
 
@@ -226,9 +227,9 @@ def submit_annotation(
 def _after_submit(assignment: Assignment) -> None:
     """Called inside the submit's transaction, once the assignment is marked submitted.
 
-    The single hook for what a submission sets off (the lead's side fills it: a submitted
-    single-annotated pair becomes gold as it stands, SPEC §8). Deliberately a no-op here."""
-    return None
+    The single hook for what a submission sets off: a submitted single-annotated non-trial
+    pair becomes gold as it stands (SPEC §8; the lead's gold service decides and writes)."""
+    gold_from_single_submission(assignment=assignment)
 
 
 def flag_assignment(
