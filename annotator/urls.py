@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, re_path, register_converter
 from django.views.static import serve
 
-from annotator.views import health, jobs, pages
+from annotator.views import health, jobs, pages, profile
 
 
 class IdConverter:
@@ -31,6 +31,12 @@ urlpatterns = [
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/profile/", profile.profile, name="profile"),
+    path(
+        "accounts/profile/tokens/<id:token_id>/revoke/",
+        profile.revoke,
+        name="profile-token-revoke",
+    ),
     path("projects/<id:project_id>/", pages.project_detail, name="project-detail"),
     path(
         "projects/<id:project_id>/jobs/selftest/",

@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
+from annotator.api import aligner, annotations, auth, jobs, projects
+
 router = DefaultRouter()
+# -- api helper: projects, pairs, jobs, runs, annotations, tokens
+router.register("projects", projects.ProjectViewSet, basename="project")
+router.register("subcorpora", projects.SubcorpusViewSet, basename="subcorpus")
+router.register("pairs", projects.PairViewSet, basename="pair")
+router.register("jobs", jobs.JobViewSet, basename="job")
+router.register("aligner-runs", aligner.AlignerRunViewSet, basename="aligner-run")
+router.register("annotations", annotations.AnnotationViewSet, basename="annotation")
+router.register("auth/tokens", auth.ApiTokenViewSet, basename="api-token")
 
 urlpatterns = [
     path("", include(router.urls)),
+    # -- api helper: tokens, the schema and its docs
+    path("auth/token/", auth.ObtainTokenView.as_view(), name="api-token-obtain"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
