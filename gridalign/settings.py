@@ -147,6 +147,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,  # upload endpoints: multipart request bodies, JSON answers
     "SCHEMA_PATH_PREFIX": "/api/",
+    "ENUM_NAME_OVERRIDES": {"FileFormatEnum": "annotator.api.schema.FILE_FORMAT_CHOICES"},
 }
 # Uploads for imports and evaluation (API): largest file accepted, in megabytes.
 API_UPLOAD_MAX_MB = env_int("API_UPLOAD_MAX_MB", 200, minimum=1)

@@ -26,6 +26,11 @@ class BadInput(exceptions.APIException):
     default_code = "bad_input"
 
 
+class TooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "too_large"
+
+
 def summary(detail: Any, prefix: str = "") -> list[str]:
     """Flatten DRF error details to lines ``field: message``."""
     if isinstance(detail, dict):

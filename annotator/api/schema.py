@@ -5,6 +5,11 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
+from alignment_core.formats import FORMATS
+
+# Every file format of SPEC §2, one enum in the schema (import, evaluate).
+FILE_FORMAT_CHOICES = [(name, name) for name in FORMATS]
+
 ErrorSerializer = inline_serializer(
     "Error",
     fields={
