@@ -6,7 +6,16 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from annotator.api import aligner, annotations, auth, export, imports, jobs, projects
+from annotator.api import (
+    aligner,
+    annotations,
+    auth,
+    evaluate,
+    export,
+    imports,
+    jobs,
+    projects,
+)
 
 router = DefaultRouter()
 # -- api helper: projects, pairs, jobs, runs, annotations, tokens
@@ -24,6 +33,9 @@ urlpatterns = [
     path("auth/token/", auth.ObtainTokenView.as_view(), name="api-token-obtain"),
     path("projects/<int:project_id>/export/", export.ExportView.as_view(), name="api-export"),
     path("projects/<int:project_id>/imports/", imports.ImportView.as_view(), name="api-import"),
+    path(
+        "projects/<int:project_id>/evaluate/", evaluate.EvaluateView.as_view(), name="api-evaluate"
+    ),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
