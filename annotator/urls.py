@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, re_path, register_converter
 from django.views.static import serve
 
-from annotator.views import health, jobs, pages, profile
+from annotator.views import adjudication, annotate, health, jobs, lead, pages, profile
 
 
 class IdConverter:
@@ -45,6 +45,29 @@ urlpatterns = [
     ),
     path("projects/<id:project_id>/jobs/seed/", jobs.start_seeding, name="project-start-seeding"),
     path("jobs/<id:job_id>/", jobs.job_detail, name="job-detail"),
+    # the lead's pages (members, assignment, progress, adjudication)
+    path("projects/<id:project_id>/members/", lead.members_page, name="project-members"),
+    path("projects/<id:project_id>/assign/", lead.assign_page, name="project-assign"),
+    path("projects/<id:project_id>/progress/", lead.progress_page, name="project-progress"),
+    path(
+        "projects/<id:project_id>/assignments/<id:assignment_id>/<str:action>/",
+        lead.assignment_action,
+        name="project-assignment-action",
+    ),
+    path(
+        "projects/<id:project_id>/adjudicate/",
+        lead.adjudication_list,
+        name="project-adjudication-list",
+    ),
+    path(
+        "projects/<id:project_id>/adjudicate/<id:pair_id>/",
+        adjudication.adjudicate_page,
+        name="project-adjudicate",
+    ),
+    # grid-backend: the annotator's queue, the grid page and the guidelines
+    path("projects/<id:project_id>/queue/", annotate.queue, name="project-queue"),
+    path("projects/<id:project_id>/guidelines/", annotate.guidelines, name="project-guidelines"),
+    path("annotate/<id:assignment_id>/", annotate.annotate, name="annotate"),
     path("healthz", health.healthz, name="healthz"),
 ]
 

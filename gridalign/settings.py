@@ -27,16 +27,21 @@ def _secret_key() -> str:
         if len(key) < 32:
             raise ImproperlyConfigured("SECRET_KEY must be at least 32 characters long")
         return key
-    if not DEBUG:
+    path = VAR_DIR / "secret_key"
+    # A key that `make run` (DEBUG on) generated is reused with DEBUG off too, so the
+    # management commands work in a fresh shell on the same checkout. No file, no key: refuse.
+    if not DEBUG and not path.exists():
         raise ImproperlyConfigured(
             "SECRET_KEY is required when DEBUG is off (set DEBUG=true for local use, "
             "which generates one into var/secret_key)"
         )
-    path = VAR_DIR / "secret_key"
     if not path.exists():
         path.write_text(secrets.token_urlsafe(50))
         path.chmod(0o600)
-    return path.read_text().strip()
+    key = path.read_text().strip()
+    if len(key) < 32:
+        raise ImproperlyConfigured(f"{path} holds a key shorter than 32 characters")
+    return key
 
 
 SECRET_KEY = _secret_key()
@@ -194,3 +199,8 @@ if not DEBUG:
     CSRF_COOKIE_HTTPONLY = False
     SECURE_CONTENT_TYPE_NOSNIFF = True
     X_FRAME_OPTIONS = "DENY"
+
+# --- Annotation (grid-backend) -------------------------------------------------------------
+# Time spent on a pair is the gap between an annotator's saves (or opening it), capped at this
+# many seconds so an idle tab left open over lunch does not count as work.
+ANNOTATION_IDLE_CAP = env_int("ANNOTATION_IDLE_CAP", 120, minimum=1)

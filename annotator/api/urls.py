@@ -12,12 +12,16 @@ from annotator.api import (
     auth,
     evaluate,
     export,
+    gold,
     imports,
     jobs,
     projects,
 )
+from annotator.api.assignments import AssignmentViewSet
 
 router = DefaultRouter()
+# grid-backend: the annotator's own assignments (the grid's data)
+router.register("assignments", AssignmentViewSet, basename="assignment")
 # -- api helper: projects, pairs, jobs, runs, annotations, tokens
 router.register("projects", projects.ProjectViewSet, basename="project")
 router.register("subcorpora", projects.SubcorpusViewSet, basename="subcorpus")
@@ -29,6 +33,7 @@ router.register("auth/tokens", auth.ApiTokenViewSet, basename="api-token")
 
 urlpatterns = [
     path("", include(router.urls)),
+    *gold.urlpatterns,  # nested under a project and pair: a plain path, not a router entry
     # -- api helper: tokens, the schema and its docs
     path("auth/token/", auth.ObtainTokenView.as_view(), name="api-token-obtain"),
     path("projects/<int:project_id>/export/", export.ExportView.as_view(), name="api-export"),

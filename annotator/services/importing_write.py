@@ -27,6 +27,7 @@ from annotator.models import (
     Project,
     SeedAlignment,
 )
+from annotator.services.gold import set_gold_many
 from annotator.services.importing_report import ImportReport, Problem
 
 T = TypeVar("T")
@@ -211,31 +212,13 @@ def _links(load: AlignmentLoad) -> list[list[Any]]:
 
 
 def _write_gold(loads: Sequence[AlignmentLoad], file: str, report: ImportReport) -> None:
-    note = f"imported from {file}"
-    now = timezone.now()
-    replaced = []
-    for load in loads:
-        if load.existing is not None:
-            gold = load.existing
-            gold.links, gold.origin, gold.note = _links(load), GoldAlignment.Origin.IMPORTED, note
-            gold.adjudicator, gold.updated_at = None, now
-            replaced.append(gold)
-    GoldAlignment.objects.bulk_update(
-        replaced, ["links", "origin", "note", "adjudicator", "updated_at"], batch_size=BATCH_SIZE
-    )
-    report.gold_replaced += len(replaced)
-    GoldAlignment.objects.bulk_create(
-        [
-            GoldAlignment(
-                pair_id=ld.pair_pk,
-                origin=GoldAlignment.Origin.IMPORTED,
-                links=_links(ld),
-                note=note,
-            )
-            for ld in loads
-            if ld.existing is None
-        ],
-        batch_size=BATCH_SIZE,
+    # Through the gold service, so an import (and --replace-gold) is a new gold version
+    # with its GoldRevision, never an overwrite.
+    report.gold_replaced += sum(1 for load in loads if load.existing is not None)
+    set_gold_many(
+        links_by_pair={ld.pair_pk: _links(ld) for ld in loads},
+        origin=GoldAlignment.Origin.IMPORTED,
+        note=f"imported from {file}",
     )
 
 

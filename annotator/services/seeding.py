@@ -1,4 +1,4 @@
-"""Seeding a project with the aligner's links (issue 4 §6).
+"""Seeding a project with the aligner's links (issue 4 §6) and their posteriors (issue 7 §6).
 
 Trains the GIZA-like aligner on all the project's pairs, with the gold collected so far as
 observed counts, and writes one SeedAlignment per pair under a new AlignerRun. Safe to re-run:
@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from django.db import transaction
 
 from alignment_core.aligner import AlignerConfig, train
@@ -23,6 +24,21 @@ Progress = Callable[[float, str], None]
 
 # Share of the progress bar given to training; the rest is aligning and writing.
 _TRAIN_SHARE = 85.0
+# Pairs aligned (and their posteriors held in memory) at a time.
+SEED_CHUNK = 1000
+POSTERIOR_SCALE = 255
+
+
+def quantise_posteriors(matrix: np.ndarray) -> bytes:
+    """An N×M matrix of link posteriors in [0, 1] as stored: one byte a cell, round(255·p),
+    row-major (cell (i, j) at byte i·M + j)."""
+    scaled = np.rint(np.clip(np.asarray(matrix, dtype=np.float64), 0.0, 1.0) * POSTERIOR_SCALE)
+    return np.ascontiguousarray(scaled, dtype=np.uint8).tobytes()
+
+
+def dequantise_posteriors(raw: bytes, rows: int, cols: int) -> np.ndarray:
+    """The stored bytes back as an N×M float matrix (each cell within 1/510 of the original)."""
+    return np.frombuffer(bytes(raw), dtype=np.uint8).reshape(rows, cols) / POSTERIOR_SCALE
 
 
 def seed_project(
@@ -32,8 +48,11 @@ def seed_project(
     job: Job | None = None,
     config: dict[str, Any] | None = None,
     progress: Progress | None = None,
+    chunk_size: int = SEED_CHUNK,
 ) -> dict[str, Any]:
-    """Train on the project's pairs and write a new set of seeds. Returns a JSON-able summary."""
+    """Train on the project's pairs and write a new set of seeds, each with its posterior
+    matrix (:func:`quantise_posteriors`). Pairs are aligned ``chunk_size`` at a time, so memory
+    stays bounded however large the project. Returns a JSON-able summary."""
     report = progress or (lambda percent, message: None)
     pairs = list(
         project.pairs.order_by("position", "id").values_list("id", "source_tokens", "target_tokens")
@@ -58,8 +77,6 @@ def seed_project(
         progress=lambda stage, fraction: report(1 + (_TRAIN_SHARE - 1) * fraction, stage),
     )
     report(_TRAIN_SHARE, "aligning")
-    alignments = model.align(sentences)
-    report(_TRAIN_SHARE + 5, "writing seeds")
 
     with transaction.atomic():
         run = AlignerRun.objects.create(
@@ -70,14 +87,35 @@ def seed_project(
             gold_pairs=len(gold),
             note="retrained with gold" if gold else "unsupervised",
         )
-        seeds = SeedAlignment.objects.bulk_create(
-            [
-                SeedAlignment(pair_id=pair_id, aligner_run=run, links=alignment.to_links())
-                for (pair_id, _, _), alignment in zip(pairs, alignments, strict=True)
-            ],
-            batch_size=2000,
-        )
-        seed_of_pair = {seed.pair_id: seed for seed in seeds}
+        # Align and write in chunks of pairs: a chunk's posterior matrices (floats) are the
+        # big thing, and only one chunk of them is alive at a time.
+        seed_of_pair: dict[int, int] = {}
+        links = 0
+        for start in range(0, len(pairs), chunk_size):
+            chunk = sentences[start : start + chunk_size]
+            alignments = model.align(chunk)
+            matrices = model.posteriors(chunk)
+            seeds = SeedAlignment.objects.bulk_create(
+                [
+                    SeedAlignment(
+                        pair_id=pair_id,
+                        aligner_run=run,
+                        links=alignment.to_links(),
+                        posteriors=quantise_posteriors(matrix),
+                    )
+                    for (pair_id, _, _), alignment, matrix in zip(
+                        pairs[start : start + chunk_size], alignments, matrices, strict=True
+                    )
+                ],
+                batch_size=2000,
+            )
+            seed_of_pair.update((seed.pair_id, seed.pk) for seed in seeds)
+            links += sum(len(a) for a in alignments)
+            done = min(start + chunk_size, len(pairs))
+            report(
+                _TRAIN_SHARE + (99 - _TRAIN_SHARE) * done / len(pairs),
+                f"aligned and wrote {done} of {len(pairs)} pairs",
+            )
         unstarted = list(
             Assignment.objects.select_for_update(of=("self",))
             .filter(
@@ -86,11 +124,10 @@ def seed_project(
             .only("id", "pair_id", "seed_id")
         )
         for assignment in unstarted:
-            assignment.seed = seed_of_pair[assignment.pair_id]
+            assignment.seed_id = seed_of_pair[assignment.pair_id]
         Assignment.objects.bulk_update(unstarted, ["seed"], batch_size=2000)
         started = Assignment.objects.filter(pair__project=project).count() - len(unstarted)
 
-    links = sum(len(a) for a in alignments)
     report(100, f"Wrote {len(pairs)} seeds ({links} links); {len(unstarted)} assignments reseeded")
     return {
         "aligner_run": run.pk,

@@ -61,6 +61,19 @@ def test_production_needs_a_secret_key(tmp_path):
     assert ok.stdout.split(" ", 5)[3] == "False" and "align.example.org" in ok.stdout
 
 
+def test_with_debug_off_the_key_make_run_generated_is_reused(tmp_path):
+    """The README's commands run in a fresh shell (no DEBUG) after `make run` made the key."""
+    made = load_settings(tmp_path, DEBUG="true")
+    assert made.returncode == 0, made.stderr
+    plain = load_settings(tmp_path)
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout.split(" ", 5)[3] == "False"
+    assert int(plain.stdout.split(" ", 5)[4]) == len((tmp_path / "secret_key").read_text())
+    (tmp_path / "secret_key").write_text("short")
+    bad = load_settings(tmp_path)
+    assert bad.returncode != 0 and "shorter than 32 characters" in bad.stderr
+
+
 @pytest.mark.parametrize(
     ("env", "message"),
     [

@@ -7,7 +7,7 @@ Per-file options (--source-text, --target-text, --sure-file, --annotator) are gi
 once, applying to every FILE, or once per FILE, pairing with the FILEs in order. Examples::
 
     # Edinburgh++: both splits as gold (subcorpora and trial flags come from the ids)
-    manage.py import_corpus --project edinburgh --create-project --as gold \\
+    manage.py import_corpus --project edinburgh --create-project --lead lead --as gold \\
         gold.train.sure+poss.json gold.test.sure+poss.json \\
         --sure-file gold.train.sure.json --sure-file gold.test.sure.json
 
@@ -26,11 +26,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from alignment_core.progress import ProgressBar
-from annotator.models import Project
+from annotator.models import Membership, Project
 from annotator.services.importing import (
     LOAD_MODES,
     TOKEN_MISMATCH_POLICIES,
@@ -38,6 +39,7 @@ from annotator.services.importing import (
     ImportSource,
     import_files,
 )
+from annotator.services.members import MemberError, add_member
 
 PER_FILE = ("source_text", "target_text", "sure_file", "annotator")
 HINTS = {  # what the service says -> the option that answers it
@@ -58,6 +60,13 @@ class Command(BaseCommand):
         parser.add_argument("--project", required=True, help="project name")
         parser.add_argument(
             "--create-project", action="store_true", help="create the project if it is missing"
+        )
+        parser.add_argument(
+            "--lead",
+            action="append",
+            metavar="USERNAME",
+            help="make this existing user a lead of the project (repeatable), so the project "
+            "shows in their browser",
         )
         parser.add_argument(
             "--format",
@@ -165,6 +174,8 @@ class Command(BaseCommand):
         try:
             with transaction.atomic():
                 project = self._project(opts["project"], opts["create_project"])
+                for username in opts["lead"] or []:
+                    self._add_lead(project, username)
                 report = import_files(
                     project=project,
                     sources=sources,
@@ -205,6 +216,19 @@ class Command(BaseCommand):
                 "file) or once per file, in the files' order"
             )
         return values
+
+    @staticmethod
+    def _add_lead(project: Project, username: str) -> None:
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None:
+            raise CommandError(
+                f"--lead {username}: no such user (create one with manage.py createsuperuser "
+                "or use the demo's 'lead')"
+            )
+        try:
+            add_member(project=project, user=user, role=Membership.Role.LEAD)
+        except MemberError as exc:
+            raise CommandError(f"--lead {username}: {exc}") from exc
 
     @staticmethod
     def _project(name: str, create: bool) -> Project:

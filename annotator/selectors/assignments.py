@@ -1,0 +1,102 @@
+"""Reads behind the grid: an annotator's own assignments, the alignment they start from, their
+current annotation and, for submitted trial pairs, feedback against the reference.
+
+The blind rule lives here: nothing in this module returns another person's annotation of a
+pair, and gold is only read for a TRIAL pair the asking annotator has already submitted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import QuerySet
+
+from alignment_core.agreement import score_word
+from annotator.links import to_alignment
+from annotator.models import Annotation, Assignment, GoldAlignment, SeedAlignment
+
+
+@dataclass(frozen=True)
+class AnnotationState:
+    """An annotator's alignment as the grid sees it. ``version`` 0 means never saved: the
+    links are then the seed's (or none), which is what the annotator starts from."""
+
+    version: int
+    links: list[list[Any]]
+    updated_at: datetime | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "links": self.links,
+            "updated_at": self.updated_at.isoformat() if self.updated_at else None,
+        }
+
+
+def own_assignments(*, user: Any) -> QuerySet[Assignment]:
+    """``user``'s assignments that the lead has not withdrawn (all projects)."""
+    if not getattr(user, "is_authenticated", False):
+        return Assignment.objects.none()
+    return Assignment.objects.filter(annotator=user, withdrawn_at__isnull=True)
+
+
+def get_own_assignment(*, assignment_id: int, user: Any) -> Assignment | None:
+    """The assignment if it is ``user``'s own and not withdrawn, else None (callers: 404)."""
+    return (
+        own_assignments(user=user)
+        .select_related("pair", "pair__project", "pair__subcorpus", "seed")
+        .filter(pk=assignment_id)
+        .first()
+    )
+
+
+def starting_seed(*, assignment: Assignment) -> SeedAlignment | None:
+    """The seed the annotator starts from: the one recorded on the assignment, else the pair's
+    latest seed (an assignment made after seeding may not have one recorded yet)."""
+    if assignment.seed_id is not None:
+        return assignment.seed
+    return SeedAlignment.objects.filter(pair_id=assignment.pair_id).order_by("-id").first()
+
+
+def current_annotation(*, assignment: Assignment) -> Annotation | None:
+    return Annotation.objects.filter(assignment=assignment).first()
+
+
+def annotation_state(*, assignment: Assignment) -> AnnotationState:
+    """The annotator's current alignment, or (version 0) the seed's links if never saved."""
+    annotation = current_annotation(assignment=assignment)
+    if annotation is not None:
+        return AnnotationState(annotation.version, annotation.links, annotation.updated_at)
+    seed = starting_seed(assignment=assignment)
+    return AnnotationState(0, list(seed.links) if seed else [], None)
+
+
+def trial_feedback(*, assignment: Assignment) -> dict[str, Any] | None:
+    """For a SUBMITTED TRIAL pair with a reference alignment: the reference links and the
+    annotator's word-level scores against it (``alignment_core.agreement``); else None.
+
+    ``word`` follows the paper (links between identical words left out); ``word_all_links``
+    counts every link, which says more on paraphrases where most links join identical words.
+    """
+    pair = assignment.pair
+    if not pair.is_trial or assignment.status != Assignment.Status.SUBMITTED:
+        return None
+    reference = GoldAlignment.objects.filter(pair=pair).first()
+    annotation = current_annotation(assignment=assignment)
+    if reference is None or annotation is None:
+        return None
+    item = (
+        pair.source_tokens,
+        pair.target_tokens,
+        to_alignment(annotation.links),
+        to_alignment(reference.links),
+    )
+    paper = score_word([item])
+    every = score_word([item], include_identical=True)
+    return {
+        "reference": reference.links,
+        "word": {**paper.as_dict(), "counts": paper.counts.as_dict()},
+        "word_all_links": {**every.as_dict(), "counts": every.counts.as_dict()},
+    }

@@ -1,0 +1,136 @@
+// The adjudication page's controller: both annotations overlaid on one grid (the grid's own
+// render.js in overlay mode, state.js for the gold being written), a starting point
+// (intersection, union, A, B), and "Save as gold" through PUT /api/projects/{p}/pairs/{q}/gold/.
+// The page embeds its data as JSON (#adjudication-data); nothing is fetched but the save.
+
+import { AlignmentState } from "./grid/state.js";
+import { mountGrid } from "./grid/render.js";
+
+const root = document.getElementById("adjudicate");
+const data = JSON.parse(document.getElementById("adjudication-data").textContent);
+const apiUrl = root.dataset.apiUrl;
+const $ = (sel) => root.querySelector(sel);
+const status = $("#adj-status");
+const { pair, a, b, combined } = data;
+let goldVersion = data.gold ? data.gold.version : 0;
+
+const labels = {
+  a: a ? `A (${a.annotator})` : "A",
+  b: b ? `B (${b.annotator})` : "B",
+};
+const who = [a, b]
+  .map((s, k) => (s ? `${k ? labels.b : labels.a}: ${s.status}${s.flag ? `, flagged ${s.flag}` : ""}` : null))
+  .filter(Boolean)
+  .join(" · ");
+$("#adj-who").textContent = who || "This pair has no doubly annotated assignments.";
+
+// Start from the adjudicated gold when there is one, else from where A and B agree.
+const startFrom = data.gold && data.gold.origin === "adjudicated" ? "gold" : "intersection";
+const startLinks = (name) => (name === "gold" ? data.gold.links : combined[name]);
+const state = new AlignmentState({
+  rows: pair.source.length,
+  cols: pair.target.length,
+  links: startLinks(startFrom),
+  seed: [],
+});
+const tool = () => root.querySelector('input[name="tool"]:checked')?.value || "sure";
+const grid = mountGrid($("#adj-grid"), {
+  source: pair.source,
+  target: pair.target,
+  state,
+  tool,
+  overlay: { a: a ? a.links : [], b: b ? b.links : [], labels },
+  sentences: $("#adj-sentences"),
+});
+
+function showCounts() {
+  const c = combined.counts;
+  $("#adj-counts").textContent =
+    `A and B: ${c.both_sure} both sure, ${c.both_possible} both possible, ${c.mismatch} sure/possible, ` +
+    `${c.only_a} only A, ${c.only_b} only B · gold: ${state.toLinks().length} links`;
+}
+state.subscribe(() => {
+  showCounts();
+  status.textContent = "Not saved";
+  status.dataset.state = "unsaved";
+});
+showCounts();
+
+const goldButton = root.querySelector('[data-start="gold"]');
+if (data.gold) goldButton.hidden = false;
+for (const button of root.querySelectorAll("[data-start]")) {
+  button.setAttribute("aria-pressed", String(button.dataset.start === startFrom));
+  button.addEventListener("click", () => {
+    state.replaceLinks(startLinks(button.dataset.start)); // one undoable step
+    for (const other of root.querySelectorAll("[data-start]")) {
+      other.setAttribute("aria-pressed", String(other === button));
+    }
+    grid.focus();
+  });
+}
+$('[data-do="undo"]').addEventListener("click", () => state.undo());
+$('[data-do="redo"]').addEventListener("click", () => state.redo());
+
+function renderHistory(history) {
+  const list = $("#adj-history");
+  list.replaceChildren(
+    ...history.map((r) => {
+      const li = document.createElement("li");
+      const when = new Date(r.created_at).toLocaleString();
+      const n = Array.isArray(r.links) ? r.links.length : r.links;
+      li.textContent = `v${r.version} · ${r.origin} · ${r.author || "import"} · ${when} · ${n} links`;
+      if (r.note) {
+        const note = document.createElement("q");
+        note.textContent = r.note;
+        li.append(" ", note);
+      }
+      return li;
+    }),
+  );
+  if (!history.length) list.innerHTML = "<li class='note'>No gold yet.</li>";
+}
+renderHistory(data.history);
+
+$("#adj-save").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  status.textContent = "Saving…";
+  status.dataset.state = "saving";
+  const csrf = root.querySelector("input[name=csrfmiddlewaretoken]").value;
+  let response;
+  try {
+    response = await fetch(apiUrl, {
+      method: "PUT",
+      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf },
+      credentials: "same-origin",
+      body: JSON.stringify({ version: goldVersion, links: state.toLinks(), note: $("#adj-note").value }),
+    });
+  } catch {
+    status.textContent = "Not saved: the server could not be reached. Try again.";
+    status.dataset.state = "offline";
+    return;
+  }
+  const body = await response.json().catch(() => ({}));
+  if (response.ok) {
+    goldVersion = body.version;
+    data.gold = body;
+    goldButton.hidden = false;
+    status.textContent = `Saved as gold v${body.version}`;
+    status.dataset.state = "saved";
+    const fresh = await fetch(apiUrl, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+    if (fresh.ok) renderHistory((await fresh.json()).history.slice().reverse());
+  } else if (response.status === 409) {
+    status.textContent =
+      `Not saved: someone saved gold v${body.current?.version} meanwhile. ` +
+      `"Current gold" loads it; save again to replace it.`;
+    status.dataset.state = "conflict";
+    if (body.current) {
+      data.gold = body.current;
+      goldVersion = body.current.version;
+      goldButton.hidden = false;
+    }
+  } else {
+    const detail = body.links ? body.links.join("; ") : body.error || body.detail || response.statusText;
+    status.textContent = `Not saved: ${detail}`;
+    status.dataset.state = "error";
+  }
+});
