@@ -152,7 +152,11 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,  # upload endpoints: multipart request bodies, JSON answers
     "SCHEMA_PATH_PREFIX": "/api/",
-    "ENUM_NAME_OVERRIDES": {"FileFormatEnum": "annotator.api.schema.FILE_FORMAT_CHOICES"},
+    "ENUM_NAME_OVERRIDES": {
+        "FileFormatEnum": "annotator.api.schema.FILE_FORMAT_CHOICES",
+        "JobStatusEnum": "annotator.models.Job.Status",
+        "AssignmentStatusEnum": "annotator.models.Assignment.Status",
+    },
 }
 # Uploads for imports and evaluation (API): largest file accepted, in megabytes.
 API_UPLOAD_MAX_MB = env_int("API_UPLOAD_MAX_MB", 200, minimum=1)

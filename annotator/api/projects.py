@@ -246,7 +246,7 @@ class PairAssignmentSerializer(serializers.Serializer):
     flag = serializers.CharField()
 
 
-class PairSerializer(serializers.ModelSerializer):
+class SentencePairSerializer(serializers.ModelSerializer):
     subcorpus = serializers.CharField(source="subcorpus.name", allow_null=True, default=None)
     source = serializers.ListField(child=serializers.CharField(), source="source_tokens")
     target = serializers.ListField(child=serializers.CharField(), source="target_tokens")
@@ -307,7 +307,7 @@ PAIR_EXAMPLE = {
 @extend_schema_view(
     list=extend_schema(
         summary="Sentence pairs, filtered and paginated",
-        responses={200: PairSerializer(many=True), **READ_ERRORS},
+        responses={200: SentencePairSerializer(many=True), **READ_ERRORS},
         examples=[
             OpenApiExample(
                 "Pairs",
@@ -323,13 +323,13 @@ PAIR_EXAMPLE = {
     ),
     retrieve=extend_schema(
         summary="One sentence pair",
-        responses={200: PairSerializer, **READ_ERRORS},
+        responses={200: SentencePairSerializer, **READ_ERRORS},
         examples=[OpenApiExample("Pair", value=PAIR_EXAMPLE, response_only=True)],
     ),
 )
 class PairViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = "[0-9]{1,18}"
-    serializer_class = PairSerializer
+    serializer_class = SentencePairSerializer
     filterset_class = PairFilter
 
     def get_queryset(self):

@@ -11,7 +11,7 @@ from alignment_core.formats import FORMATS
 FILE_FORMAT_CHOICES = [(name, name) for name in FORMATS]
 
 ErrorSerializer = inline_serializer(
-    "Error",
+    "ApiError",
     fields={
         "error": serializers.CharField(help_text="What went wrong and where (one line or more)."),
     },
