@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, re_path, register_converter
 from django.views.static import serve
 
-from annotator.views import health, jobs, pages
+from annotator.views import dashboard, health, jobs, pages
 
 
 class IdConverter:
@@ -39,6 +39,22 @@ urlpatterns = [
     ),
     path("projects/<id:project_id>/jobs/seed/", jobs.start_seeding, name="project-start-seeding"),
     path("jobs/<id:job_id>/", jobs.job_detail, name="job-detail"),
+    # the agreement dashboard and the disagreement browser (leads)
+    path(
+        "projects/<id:project_id>/agreement/",
+        dashboard.agreement_dashboard,
+        name="project-agreement",
+    ),
+    path(
+        "projects/<id:project_id>/agreement/compute/",
+        dashboard.start_report,
+        name="project-start-report",
+    ),
+    path(
+        "projects/<id:project_id>/disagreements/",
+        dashboard.disagreement_browser,
+        name="project-disagreements",
+    ),
     path("healthz", health.healthz, name="healthz"),
 ]
 
