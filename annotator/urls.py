@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, re_path, register_converter
 from django.views.static import serve
 
-from annotator.views import adjudication, annotate, health, jobs, lead, pages, profile
+from annotator.views import adjudication, annotate, dashboard, health, jobs, lead, pages, profile
 
 
 class IdConverter:
@@ -68,6 +68,22 @@ urlpatterns = [
     path("projects/<id:project_id>/queue/", annotate.queue, name="project-queue"),
     path("projects/<id:project_id>/guidelines/", annotate.guidelines, name="project-guidelines"),
     path("annotate/<id:assignment_id>/", annotate.annotate, name="annotate"),
+    # the agreement dashboard and the disagreement browser (leads)
+    path(
+        "projects/<id:project_id>/agreement/",
+        dashboard.agreement_dashboard,
+        name="project-agreement",
+    ),
+    path(
+        "projects/<id:project_id>/agreement/compute/",
+        dashboard.start_report,
+        name="project-start-report",
+    ),
+    path(
+        "projects/<id:project_id>/disagreements/",
+        dashboard.disagreement_browser,
+        name="project-disagreements",
+    ),
     path("healthz", health.healthz, name="healthz"),
 ]
 
