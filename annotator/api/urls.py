@@ -16,6 +16,7 @@ from annotator.api import (
     imports,
     jobs,
     projects,
+    reports,
 )
 from annotator.api.assignments import AssignmentViewSet
 
@@ -29,6 +30,7 @@ router.register("pairs", projects.PairViewSet, basename="pair")
 router.register("jobs", jobs.JobViewSet, basename="job")
 router.register("aligner-runs", aligner.AlignerRunViewSet, basename="aligner-run")
 router.register("annotations", annotations.AnnotationViewSet, basename="annotation")
+router.register("reports", reports.ReportViewSet, basename="report")
 router.register("auth/tokens", auth.ApiTokenViewSet, basename="api-token")
 
 urlpatterns = [
