@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, re_path, register_converter
 from django.views.static import serve
 
-from annotator.views import adjudication, annotate, health, jobs, lead, pages
+from annotator.views import adjudication, annotate, dashboard, health, jobs, lead, pages, profile
 
 
 class IdConverter:
@@ -31,6 +31,12 @@ urlpatterns = [
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/profile/", profile.profile, name="profile"),
+    path(
+        "accounts/profile/tokens/<id:token_id>/revoke/",
+        profile.revoke,
+        name="profile-token-revoke",
+    ),
     path("projects/<id:project_id>/", pages.project_detail, name="project-detail"),
     path(
         "projects/<id:project_id>/jobs/selftest/",
@@ -62,6 +68,22 @@ urlpatterns = [
     path("projects/<id:project_id>/queue/", annotate.queue, name="project-queue"),
     path("projects/<id:project_id>/guidelines/", annotate.guidelines, name="project-guidelines"),
     path("annotate/<id:assignment_id>/", annotate.annotate, name="annotate"),
+    # the agreement dashboard and the disagreement browser (leads)
+    path(
+        "projects/<id:project_id>/agreement/",
+        dashboard.agreement_dashboard,
+        name="project-agreement",
+    ),
+    path(
+        "projects/<id:project_id>/agreement/compute/",
+        dashboard.start_report,
+        name="project-start-report",
+    ),
+    path(
+        "projects/<id:project_id>/disagreements/",
+        dashboard.disagreement_browser,
+        name="project-disagreements",
+    ),
     path("healthz", health.healthz, name="healthz"),
 ]
 

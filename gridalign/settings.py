@@ -122,13 +122,24 @@ STATIC_ROOT = VAR_DIR / "staticfiles"
 SERVE_STATIC = env_bool("SERVE_STATIC", False)
 
 REST_FRAMEWORK = {
+    # Token first: an anonymous request gets 401 with "WWW-Authenticate: Token" (scripts), the
+    # browser's session (with CSRF) second. No Basic auth: a password on every request would
+    # bypass the token endpoint's throttle.
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "annotator.api.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "annotator.api.pagination.Pagination",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "annotator.api.errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.AnonRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("API_THROTTLE_ANON") or "120/min",
+        "token": env_str("API_THROTTLE_TOKEN") or "10/min",  # POST /api/auth/token/ per IP
+    },
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "gridalign API",
@@ -139,7 +150,16 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,  # upload endpoints: multipart request bodies, JSON answers
+    "SCHEMA_PATH_PREFIX": "/api/",
+    "ENUM_NAME_OVERRIDES": {
+        "FileFormatEnum": "annotator.api.schema.FILE_FORMAT_CHOICES",
+        "JobStatusEnum": "annotator.models.Job.Status",
+        "AssignmentStatusEnum": "annotator.models.Assignment.Status",
+    },
 }
+# Uploads for imports and evaluation (API): largest file accepted, in megabytes.
+API_UPLOAD_MAX_MB = env_int("API_UPLOAD_MAX_MB", 200, minimum=1)
 
 # --- Celery -------------------------------------------------------------------------------
 # Default: kombu's filesystem transport under var/ (no server). Redis when a URL is given.

@@ -121,6 +121,10 @@ class KappaResult:
     by_length: list[tuple[int, int, KappaSummary]]  # (min shorter length, max, summary)
     edit_models: dict[str, EditModel]
     per_pair: list[PairTheta] = field(repr=False)
+    # what each edit model was fitted on: annotator → (L = N + M per pair, edit rate per pair)
+    edit_observations: dict[str, tuple[list[int], list[float]]] = field(
+        default_factory=dict, repr=False
+    )
 
     @property
     def theta(self) -> float | None:
@@ -289,4 +293,5 @@ def kappa_c(
         ],
         edit_models=models,
         per_pair=rows,
+        edit_observations=obs,
     )

@@ -25,7 +25,7 @@ Conventions (the spec is silent on these; chosen to follow the paper):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from itertools import combinations
 
 from alignment_core.agreement.batch import WORD_COLUMNS, count_pairs
@@ -37,6 +37,7 @@ from alignment_core.alignment import Alignment
 
 ALL = "all"
 SEED = "seed"
+NOT_COMPUTED = "not computed"
 TABLE_COLUMNS = (
     "precision_possible",
     "precision_sure",
@@ -81,9 +82,10 @@ def _kappa_pairs(c: _Comparison) -> list[KappaPair]:
 
 
 def _tables(
-    c: _Comparison, settings: dict, progress: Callable[[str], None]
+    c: _Comparison, settings: dict, progress: Callable[[str], None], *, with_kappa: bool = True
 ) -> tuple[dict, dict[str, KappaResult]]:
-    """Word and phrase tables (rows by subcorpus + all) and the κ_C results behind them."""
+    """Word and phrase tables (rows by subcorpus + all) and the κ_C results behind them (none
+    when not ``with_kappa``: κ_C is then None with the reason ``NOT_COMPUTED``)."""
     rows = count_pairs(
         (
             (r.source, r.target, a, b)
@@ -98,34 +100,66 @@ def _tables(
     groups = [(s, [k for k, r in enumerate(c.records) if r.subcorpus == s]) for s in subcorpora]
     groups.append((ALL, list(range(len(c.records)))))
     for level in ("word", "phrase"):
-        progress(f"κ_C at {level} level over {len(c.records)} pairs")
-        kappas[level] = kappa_c(
-            _kappa_pairs(c),
-            level=level,
-            samples=settings["samples"],
-            rng_seed=settings["rng_seed"],
-            include_identical=settings["include_identical"],
-            bin_width=settings["bin_width"],
-        )
+        if with_kappa:
+            progress(f"κ_C at {level} level over {len(c.records)} pairs")
+            kappas[level] = kappa_c(
+                _kappa_pairs(c),
+                level=level,
+                samples=settings["samples"],
+                rng_seed=settings["rng_seed"],
+                include_identical=settings["include_identical"],
+                bin_width=settings["bin_width"],
+            )
         table = []
         for name, idx in groups:
             if level == "word":
                 scores = word_scores_from_rows(rows[idx, :nw]).as_dict()
             else:
                 scores = phrase_scores_from_rows(rows[idx, nw:]).as_dict()
-            k = kappas[level].overall if name == ALL else kappas[level].by_subcorpus.get(name)
+            k = None
+            if with_kappa:
+                result = kappas[level]
+                k = result.overall if name == ALL else result.by_subcorpus.get(name)
             row: dict = {"subcorpus": name, "pairs": len(idx)}
             row.update({col: scores.get(col) for col in TABLE_COLUMNS if col != "kappa_c"})
             row["kappa_c"] = None if k is None else k.kappa_c
             row["kappa_c_pairs"] = 0 if k is None else k.pairs
-            row["kappa_c_reason"] = "no seed" if k is None else k.reason
+            row["kappa_c_reason"] = (
+                NOT_COMPUTED if not with_kappa else "no seed" if k is None else k.reason
+            )
             table.append(row)
         tables[level] = table
     return tables, kappas
 
 
-def _summary(c: _Comparison, settings: dict, progress: Callable[[str], None]) -> dict:
-    tables, kappas = _tables(c, settings, progress)
+def _edit_rates(kappas: dict[str, KappaResult]) -> dict:
+    """Per level and annotator: the edit model κ_C's chance samples use and the points it was
+    fitted on, ``[[L = N + M, edit rate], ...]`` (the data of an edit-rate-by-length plot)."""
+    return {
+        level: {
+            who: {
+                **asdict(model),
+                "points": [
+                    [length, rate]
+                    for length, rate in zip(*k.edit_observations.get(who, ([], [])), strict=True)
+                ],
+            }
+            for who, model in sorted(k.edit_models.items())
+        }
+        for level, k in kappas.items()
+    }
+
+
+def _summary(
+    c: _Comparison,
+    settings: dict,
+    progress: Callable[[str], None],
+    *,
+    with_kappa: bool = True,
+    edit_points: bool = False,
+) -> dict:
+    tables, kappas = _tables(c, settings, progress, with_kappa=with_kappa)
+    extra = {"edit_rates": _edit_rates(kappas)} if edit_points else {}
     return {
         "pairs": len(c.records),
         "word": tables["word"],
@@ -150,6 +184,7 @@ def _summary(c: _Comparison, settings: dict, progress: Callable[[str], None]) ->
             (len(r.source), len(r.target), a, b)
             for r, a, b in zip(c.records, c.test, c.reference, strict=True)
         ),
+        **extra,
     }
 
 
@@ -161,10 +196,16 @@ def build_report(
     include_identical: bool = False,
     bin_width: int = 5,
     pairwise: bool = True,
+    pairwise_kappa_c: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> dict:
     """The full agreement report (module doc); ``samples`` = J for every κ_C, each κ_C drawn
-    from its own Generator seeded with ``rng_seed``. ``progress`` receives one line per step."""
+    from its own Generator seeded with ``rng_seed``. ``progress`` receives one line per step.
+
+    ``pairwise_kappa_c=False`` leaves κ_C out of the pairwise section (its P/R/F1 and Cohen's κ
+    stay): every doubly annotated pair is in Tables 3/4 already, so this halves the Monte Carlo
+    work of a two-annotator project. ``agreement["edit_rates"]`` holds each annotator's edit
+    model and the points it was fitted on, per level."""
     records = list(records)
     say = progress or (lambda _msg: None)
     settings = {
@@ -186,7 +227,7 @@ def build_report(
         [f[1][0] for f in firsts],
     )
     say(f"Tables 3 and 4: {len(doubly)} doubly annotated pairs")
-    report["agreement"] = _summary(both, settings, say)
+    report["agreement"] = _summary(both, settings, say, edit_points=True)
 
     report["against_seed"] = {}
     for name in annotators:
@@ -217,7 +258,8 @@ def build_report(
                 [a] * len(shared),
                 [b] * len(shared),
             )
-            report["pairwise"].append({"test": a, "reference": b, **_summary(c, settings, say)})
+            summary = _summary(c, settings, say, with_kappa=pairwise_kappa_c)
+            report["pairwise"].append({"test": a, "reference": b, **summary})
 
     multi = multi_rater_agreement((r.annotations for r in records), annotators)
     report["multi_rater"] = {

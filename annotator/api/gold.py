@@ -14,13 +14,14 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404
 from django.urls import path
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotator.api.schema import ERRORS, READ_ERRORS
 from annotator.models import GoldAlignment, Project, SentencePair
 from annotator.selectors.projects import can_manage_project, project_role
 from annotator.services.adjudication import GoldConflict, adjudicate
@@ -69,10 +70,47 @@ def gold_data(gold: GoldAlignment | None) -> dict[str, Any] | None:
     }
 
 
+# -- (api helper) the schema's examples --------------------------------------------------------
+_GOLD = {
+    "version": 3,
+    "links": [[0, 0, "S"], [1, 2, "P"]],
+    "origin": "adjudicated",
+    "note": "agreed",
+    "adjudicator": "lead",
+    "updated_at": "2026-11-23T10:00:00Z",
+}
+GOLD_EXAMPLE = {
+    "pair": 14,
+    "gold": _GOLD,
+    "history": [
+        {
+            "version": 3,
+            "origin": "adjudicated",
+            "author": "lead",
+            "note": "agreed",
+            "links": _GOLD["links"],
+            "created_at": _GOLD["updated_at"],
+        }
+    ],
+}
+GOLD_CONFLICT = OpenApiResponse(
+    description="stale version: nothing written; the current gold is returned",
+    examples=[
+        OpenApiExample(
+            "Stale",
+            value={"error": "the gold changed since version 2", "current": _GOLD},
+            response_only=True,
+        )
+    ],
+)
+
+
 class PairGoldView(APIView):
     """A pair's gold and its history; a lead saves adjudicated gold here."""
 
     def _pair(self, request: Request, project_id: int, pair_id: int) -> SentencePair:
+        if not (0 < project_id < 2**63 and 0 < pair_id < 2**63):  # (api) no bigint overflow
+            raise NotFound("No such project, or you are not a member of it.")
         project = get_object_or_404(Project, pk=project_id)
         if project_role(project=project, user=request.user) is None:
             raise NotFound("No such project, or you are not a member of it.")
@@ -80,7 +118,11 @@ class PairGoldView(APIView):
             raise PermissionDenied("Only the project's leads may read or write gold here.")
         return get_object_or_404(SentencePair, pk=pair_id, project=project)
 
-    @extend_schema(responses=PairGoldSerializer)
+    @extend_schema(
+        summary="A pair's gold alignment and its history (leads; tokens with lead rights too)",
+        responses={200: PairGoldSerializer, **READ_ERRORS},
+        examples=[OpenApiExample("Gold", value=GOLD_EXAMPLE, response_only=True)],
+    )
     def get(self, request: Request, project_id: int, pair_id: int) -> Response:
         pair = self._pair(request, project_id, pair_id)
         gold = GoldAlignment.objects.filter(pair=pair).select_related("adjudicator").first()
@@ -103,7 +145,19 @@ class PairGoldView(APIView):
             }
         )
 
-    @extend_schema(request=GoldWriteSerializer, responses={200: GoldSerializer})
+    @extend_schema(
+        summary="Save a pair's gold as adjudicated (leads): a new version and a GoldRevision",
+        request=GoldWriteSerializer,
+        responses={200: GoldSerializer, 409: GOLD_CONFLICT, **ERRORS},
+        examples=[
+            OpenApiExample(
+                "Save",
+                value={"version": 2, "links": [[0, 0, "S"], [1, 2, "P"]], "note": "agreed"},
+                request_only=True,
+            ),
+            OpenApiExample("Saved", value=GOLD_EXAMPLE["gold"], response_only=True),
+        ],
+    )
     def put(self, request: Request, project_id: int, pair_id: int) -> Response:
         pair = self._pair(request, project_id, pair_id)
         body = GoldWriteSerializer(data=request.data)

@@ -46,3 +46,22 @@ class IsProjectLead(BasePermission):
             Membership.Role.LEAD,
             STAFF,
         )
+
+
+def project_for_request(*, request: Any, project_id: Any, lead: bool = False) -> Project:
+    """The project of a ``/api/projects/{id}/...`` route: 404 unless the user is a member (or
+    staff), then 403 unless a lead when ``lead``. The order keeps outsiders from learning which
+    project ids exist."""
+    from rest_framework.exceptions import NotFound, PermissionDenied
+
+    try:
+        pk = int(project_id)
+    except (TypeError, ValueError):
+        raise NotFound("No such project, or you are not a member of it.") from None
+    project = Project.objects.filter(pk=pk).first() if 0 < pk < 2**63 else None
+    role = project_role(project=project, user=request.user) if project else None
+    if project is None or role is None:
+        raise NotFound("No such project, or you are not a member of it.")
+    if lead and role not in (Membership.Role.LEAD, STAFF):
+        raise PermissionDenied(IsProjectLead.message)
+    return project

@@ -109,6 +109,8 @@ Work = Callable[[Job, JobReporter], "dict[str, Any] | None"]
 JOB_KINDS: dict[str, str] = {
     "selftest": "annotator.services.jobs.selftest_work",
     "seed": "annotator.services.seeding.seed_work",
+    "import": "annotator.services.uploads.import_work",
+    "report": "annotator.services.reports.report_work",
 }
 
 

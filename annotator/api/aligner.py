@@ -1,0 +1,115 @@
+"""Aligner runs (``/api/aligner-runs/``): list and follow them; ``POST`` starts "Seed with
+aligner" (``use_gold: false``) or "Retrain with gold" (``true``) as a job (leads)."""
+
+from __future__ import annotations
+
+from django.db.models import Count
+from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.response import Response
+
+from annotator.api.jobs import JOB_EXAMPLE, JobSerializer
+from annotator.api.permissions import project_for_request
+from annotator.api.schema import ERRORS, READ_ERRORS
+from annotator.models import AlignerRun
+from annotator.selectors import access
+from annotator.services.seeding import start_seed_job
+
+
+class AlignerRunSerializer(serializers.ModelSerializer):
+    seeds = serializers.IntegerField(
+        source="seed_count", read_only=True, help_text="pairs seeded by this run"
+    )
+
+    class Meta:
+        model = AlignerRun
+        fields = ["id", "project", "kind", "job", "config", "gold_pairs", "note", "seeds"]
+        fields += ["created_at"]
+
+
+class StartSeedingSerializer(serializers.Serializer):
+    project = serializers.IntegerField(min_value=1)
+    use_gold = serializers.BooleanField(
+        default=False, help_text="false: seed with the aligner; true: retrain with the gold"
+    )
+
+
+RUN_EXAMPLE = {
+    "id": 5,
+    "project": 1,
+    "kind": "aligner",
+    "job": 12,
+    "config": {"identity_lexicon": True},
+    "gold_pairs": 12,
+    "note": "retrained with gold",
+    "seeds": 36,
+    "created_at": "2026-11-23T09:00:00Z",
+}
+STARTED_EXAMPLE = {**JOB_EXAMPLE, "kind": "seed", "status": "queued", "finished": False}
+STARTED_EXAMPLE.update(progress=0, message="Waiting for a worker", reason=None, error=None)
+STARTED_EXAMPLE.update(params={"use_gold": True}, started_at=None, finished_at=None)
+STARTED_EXAMPLE.update(heartbeat_at=None)
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="Aligner runs of your projects (?project=), newest first",
+        responses={200: AlignerRunSerializer(many=True), **READ_ERRORS},
+        examples=[
+            OpenApiExample(
+                "Runs",
+                value={"count": 1, "next": None, "previous": None, "results": [RUN_EXAMPLE]},
+                response_only=True,
+            )
+        ],
+    ),
+    retrieve=extend_schema(
+        summary="One aligner run",
+        responses={200: AlignerRunSerializer, **READ_ERRORS},
+        examples=[OpenApiExample("Run", value=RUN_EXAMPLE, response_only=True)],
+    ),
+    create=extend_schema(
+        summary="Start the aligner on a project (a job; leads)",
+        description="Answers 202 with the job; poll `/api/jobs/{id}/`. Its result names the "
+        "new run (`aligner_run`).",
+        request=StartSeedingSerializer,
+        responses={202: JobSerializer, **ERRORS},
+        examples=[
+            OpenApiExample(
+                "Retrain with gold", value={"project": 1, "use_gold": True}, request_only=True
+            ),
+            OpenApiExample("Queued", value=STARTED_EXAMPLE, response_only=True),
+        ],
+    ),
+)
+class AlignerRunViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    viewsets.GenericViewSet,
+):
+    serializer_class = AlignerRunSerializer
+    filterset_fields = ["project", "kind"]
+    lookup_value_regex = "[0-9]{1,18}"
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return AlignerRun.objects.none()
+        projects = access.visible_projects(user=self.request.user)
+        return (
+            AlignerRun.objects.filter(project__in=projects)
+            .annotate(seed_count=Count("seeds"))
+            .order_by("-created_at", "-id")
+        )
+
+    def create(self, request, *args, **kwargs):
+        data = StartSeedingSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        project = project_for_request(
+            request=request, project_id=data.validated_data["project"], lead=True
+        )
+        job = start_seed_job(
+            project=project, user=request.user, use_gold=data.validated_data["use_gold"]
+        )
+        context = {"request": request, "roles": access.roles_by_project(user=request.user)}
+        return Response(JobSerializer(job, context=context).data, status=status.HTTP_202_ACCEPTED)

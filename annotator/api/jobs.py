@@ -1,0 +1,146 @@
+"""Jobs (``/api/jobs/``): status, progress, message and, when failed, the reason. The
+traceback (``error``) is for staff and the project's leads; annotators get a one-line
+``reason`` only, and a job's ``result`` only if they started it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
+from rest_framework import serializers, viewsets
+
+from annotator.api.projects import RoleContextMixin
+from annotator.api.schema import READ_ERRORS
+from annotator.models import Job
+from annotator.selectors import access
+from annotator.selectors import jobs as job_selectors
+
+
+def one_line_reason(job: Job) -> str | None:
+    """A failed job's reason without its traceback: the first line of ``error`` (it starts
+    with ``Type: message``), else the message."""
+    if job.status != Job.Status.FAILED:
+        return None
+    first = (job.error or "").strip().splitlines()
+    return (first[0] if first else job.message)[:500]
+
+
+class JobSerializer(serializers.ModelSerializer):
+    finished = serializers.BooleanField(source="is_finished", read_only=True)
+    reason = serializers.SerializerMethodField(help_text="a failure's reason, one line")
+    error = serializers.SerializerMethodField(
+        help_text="the failure with its traceback: staff and the project's leads only"
+    )
+    result = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Job
+        fields = [
+            "id",
+            "kind",
+            "project",
+            "status",
+            "finished",
+            "progress",
+            "message",
+            "reason",
+            "error",
+            "result",
+            "params",
+            "created_at",
+            "started_at",
+            "heartbeat_at",
+            "finished_at",
+            "url",
+        ]
+
+    def _is_lead(self, job: Job) -> bool:
+        user = self.context["request"].user
+        if user.is_staff:
+            return True
+        if job.project_id is None:
+            return job.created_by_id == user.pk
+        return access.role_in(self.context["roles"], job.project_id, user) in access.LEAD_ROLES
+
+    def get_reason(self, job: Job) -> str | None:
+        return one_line_reason(job)
+
+    def get_error(self, job: Job) -> str | None:
+        return (job.error or None) if self._is_lead(job) else None
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_result(self, job: Job) -> Any:
+        user = self.context["request"].user
+        if self._is_lead(job) or job.created_by_id == user.pk:
+            return job.result
+        return None
+
+    def get_url(self, job: Job) -> str:
+        return f"/api/jobs/{job.pk}/"
+
+
+JOB_EXAMPLE = {
+    "id": 12,
+    "kind": "import",
+    "project": 1,
+    "status": "failed",
+    "finished": True,
+    "progress": 10,
+    "message": "Failed: CorpusImportError: corpus.jsonl:3: pair 'x7': ...",
+    "reason": "CorpusImportError: corpus.jsonl:3: pair 'x7': link 0-9: target index 9 out of "
+    "range (sentence has 4 tokens)",
+    "error": "CorpusImportError: ...\n\nTraceback (most recent call last): ...",
+    "result": None,
+    "params": {"format": "jsonl", "load_alignments_as": "gold"},
+    "created_at": "2026-11-23T09:00:00Z",
+    "started_at": "2026-11-23T09:00:01Z",
+    "heartbeat_at": "2026-11-23T09:00:02Z",
+    "finished_at": "2026-11-23T09:00:02Z",
+    "url": "/api/jobs/12/",
+}
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="Jobs you may see (your projects' and your own), newest first",
+        responses={200: JobSerializer(many=True), **READ_ERRORS},
+        examples=[
+            OpenApiExample(
+                "Jobs",
+                value={"count": 1, "next": None, "previous": None, "results": [JOB_EXAMPLE]},
+                response_only=True,
+            )
+        ],
+    ),
+    retrieve=extend_schema(
+        summary="One job: poll it until `finished` is true",
+        responses={200: JobSerializer, **READ_ERRORS},
+        examples=[OpenApiExample("A failed import", value=JOB_EXAMPLE, response_only=True)],
+    ),
+)
+class JobViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
+    lookup_value_regex = "[0-9]{1,18}"
+    serializer_class = JobSerializer
+    filterset_fields = ["project", "kind", "status"]
+
+    def get_queryset(self):
+        return job_selectors.visible_jobs(user=self.request.user).order_by("-created_at", "-id")
+
+    def get_object(self):
+        # get_job fails a job whose worker died before answering, so a poller sees the end.
+        job = job_selectors.get_job(job_id=self._pk(), user=self.request.user)
+        if job is None:
+            from rest_framework.exceptions import NotFound
+
+            raise NotFound("No such job, or not one of your projects'.")
+        return job
+
+    def _pk(self) -> int:
+        return int(self.kwargs["pk"])

@@ -1,0 +1,361 @@
+"""Projects, subcorpora and sentence pairs (read-only; imports add pairs).
+
+Pairs are scoped by role: a lead sees every pair of the project with every assignment; an
+annotator sees only the pairs assigned to them, with only their own assignment (blind rule).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Prefetch, Q
+from django_filters import rest_framework as filters
+from drf_spectacular.utils import (
+    OpenApiExample,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
+from rest_framework import serializers, viewsets
+
+from annotator.api.schema import READ_ERRORS
+from annotator.models import Assignment, GoldAlignment, Project, SentencePair, Subcorpus
+from annotator.selectors import access
+from annotator.selectors.projects import subcorpus_counts
+
+
+class CountsSerializer(serializers.Serializer):
+    pairs = serializers.IntegerField()
+    trial = serializers.IntegerField()
+    gold = serializers.IntegerField()
+    seeded = serializers.IntegerField()
+
+
+class ProjectSerializer(serializers.ModelSerializer):
+    role = serializers.SerializerMethodField(help_text="lead, annotator or staff")
+    counts = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Project
+        fields = [
+            "id",
+            "name",
+            "description",
+            "guidelines",
+            "role",
+            "double_annotation_share",
+            "monolingual",
+            "max_tokens",
+            "auto_retrain_every",
+            "uncertainty_first",
+            "created_at",
+            "counts",
+        ]
+
+    def get_role(self, project: Project) -> str | None:
+        return access.role_in(self.context["roles"], project.pk, self.context["request"].user)
+
+    @extend_schema_field(CountsSerializer)
+    def get_counts(self, project: Project) -> dict[str, int]:
+        rows = self.context["counts"].get(project.pk, [])
+        return {k: sum(getattr(r, k) for r in rows) for k in ("pairs", "trial", "gold", "seeded")}
+
+
+PROJECT_EXAMPLE = {
+    "id": 1,
+    "name": "Demo: paraphrase alignment",
+    "description": "English paraphrase pairs in three subcorpora",
+    "guidelines": "# Aligning paraphrases ...",
+    "role": "lead",
+    "double_annotation_share": 0.333,
+    "monolingual": True,
+    "max_tokens": 250,
+    "auto_retrain_every": 50,
+    "uncertainty_first": False,
+    "created_at": "2026-11-23T09:00:00Z",
+    "counts": {"pairs": 36, "trial": 6, "gold": 12, "seeded": 0},
+}
+
+
+class RoleContextMixin:
+    """Puts the user's roles (one query) into the serializer context."""
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        context = super().get_serializer_context()  # type: ignore[misc]
+        context["roles"] = access.roles_by_project(user=self.request.user)  # type: ignore[attr-defined]
+        return context
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="The projects you belong to (staff: all)",
+        responses={200: ProjectSerializer(many=True), **READ_ERRORS},
+        examples=[
+            OpenApiExample(
+                "Projects",
+                value={"count": 1, "next": None, "previous": None, "results": [PROJECT_EXAMPLE]},
+                response_only=True,
+            )
+        ],
+    ),
+    retrieve=extend_schema(
+        summary="One project, with your role and its counts",
+        responses={200: ProjectSerializer, **READ_ERRORS},
+        examples=[OpenApiExample("Project", value=PROJECT_EXAMPLE, response_only=True)],
+    ),
+)
+class ProjectViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
+    lookup_value_regex = "[0-9]{1,18}"
+    serializer_class = ProjectSerializer
+    filterset_fields: list[str] = []
+
+    def get_queryset(self):
+        return access.visible_projects(user=self.request.user).order_by("name", "id")
+
+    def get_serializer(self, *args: Any, **kwargs: Any):
+        objects = args[0] if args else None
+        projects = (
+            list(objects) if isinstance(objects, list | tuple) else [objects] if objects else []
+        )
+        context = self.get_serializer_context()
+        context["counts"] = subcorpus_counts(project_ids=[p.pk for p in projects if p])
+        kwargs["context"] = context
+        return self.serializer_class(*args, **kwargs)
+
+
+# -- subcorpora ----------------------------------------------------------------------------
+
+
+class SubcorpusSerializer(serializers.ModelSerializer):
+    pairs = serializers.IntegerField(
+        source="pair_count", read_only=True, help_text="pairs in it (trial included)"
+    )
+
+    class Meta:
+        model = Subcorpus
+        fields = ["id", "project", "name", "pairs"]
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="Subcorpora of the projects you belong to (?project=)",
+        responses={200: SubcorpusSerializer(many=True), **READ_ERRORS},
+        examples=[
+            OpenApiExample(
+                "Subcorpora",
+                value={
+                    "count": 1,
+                    "next": None,
+                    "previous": None,
+                    "results": [{"id": 3, "project": 1, "name": "news", "pairs": 12}],
+                },
+                response_only=True,
+            )
+        ],
+    ),
+    retrieve=extend_schema(
+        summary="One subcorpus",
+        responses={200: SubcorpusSerializer, **READ_ERRORS},
+        examples=[
+            OpenApiExample(
+                "Subcorpus",
+                value={"id": 3, "project": 1, "name": "news", "pairs": 12},
+                response_only=True,
+            )
+        ],
+    ),
+)
+class SubcorpusViewSet(viewsets.ReadOnlyModelViewSet):
+    lookup_value_regex = "[0-9]{1,18}"
+    serializer_class = SubcorpusSerializer
+    filterset_fields = ["project", "name"]
+
+    def get_queryset(self):
+        from django.db.models import Count
+
+        if getattr(self, "swagger_fake_view", False):
+            return Subcorpus.objects.none()
+        return (
+            Subcorpus.objects.filter(project__in=access.visible_projects(user=self.request.user))
+            .annotate(pair_count=Count("pairs"))
+            .order_by("project_id", "name")
+        )
+
+
+# -- pairs ---------------------------------------------------------------------------------
+
+PAIR_STATUSES = ("unassigned", "assigned", "in_progress", "submitted", "gold")
+
+
+class PairFilter(filters.FilterSet):
+    project = filters.NumberFilter(field_name="project_id")
+    subcorpus = filters.CharFilter(
+        method="filter_subcorpus", help_text="subcorpus name ('' or 'none': pairs without one)"
+    )
+    trial = filters.BooleanFilter(field_name="is_trial", help_text="true: trial pairs only")
+    external_id = filters.CharFilter(field_name="external_id")
+    status = filters.ChoiceFilter(
+        choices=[(s, s) for s in PAIR_STATUSES],
+        method="filter_nothing",
+        help_text="unassigned (leads), assigned / in_progress / submitted (an assignment in "
+        "that state; annotators: their own), gold (leads: has a gold alignment)",
+    )
+    annotator = filters.CharFilter(
+        method="filter_nothing",
+        help_text="username: pairs assigned to this person (annotators: only themselves)",
+    )
+
+    class Meta:
+        model = SentencePair
+        fields: list[str] = []
+
+    def filter_subcorpus(self, queryset, name, value):
+        if value in ("", "none"):
+            return queryset.filter(subcorpus__isnull=True)
+        return queryset.filter(subcorpus__name=value)
+
+    def filter_nothing(self, queryset, name, value):
+        return queryset  # status and annotator are applied together in filter_queryset
+
+    def filter_queryset(self, queryset):
+        queryset = super().filter_queryset(queryset)
+        user = self.request.user
+        status = self.form.cleaned_data.get("status") or None
+        annotator = self.form.cleaned_data.get("annotator") or None
+        led = Q() if user.is_staff else Q(project_id__in=access.led_project_ids(user=user))
+        if status == "unassigned":
+            queryset = queryset.filter(led).exclude(
+                access.pairs_with_assignment(user=user, annotator=None, status=None)
+            )
+            status = None
+        elif status == "gold":
+            queryset = queryset.filter(led, gold__isnull=False)
+            status = None
+        if status or annotator:
+            queryset = queryset.filter(
+                access.pairs_with_assignment(user=user, annotator=annotator, status=status)
+            )
+        return queryset
+
+
+class PairAssignmentSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    annotator = serializers.CharField(source="annotator.username")
+    status = serializers.CharField()
+    slot = serializers.IntegerField(allow_null=True)
+    flag = serializers.CharField()
+
+
+class SentencePairSerializer(serializers.ModelSerializer):
+    subcorpus = serializers.CharField(source="subcorpus.name", allow_null=True, default=None)
+    source = serializers.ListField(child=serializers.CharField(), source="source_tokens")
+    target = serializers.ListField(child=serializers.CharField(), source="target_tokens")
+    assignments = serializers.SerializerMethodField(
+        help_text="current assignments: all for leads, only your own for annotators"
+    )
+    has_gold = serializers.SerializerMethodField(help_text="leads only (null for annotators)")
+
+    class Meta:
+        model = SentencePair
+        fields = [
+            "id",
+            "project",
+            "external_id",
+            "subcorpus",
+            "is_trial",
+            "position",
+            "source",
+            "target",
+            "metadata",
+            "assignments",
+            "has_gold",
+        ]
+
+    def _leads(self, pair: SentencePair) -> bool:
+        user = self.context["request"].user
+        return access.role_in(self.context["roles"], pair.project_id, user) in access.LEAD_ROLES
+
+    @extend_schema_field(PairAssignmentSerializer(many=True))
+    def get_assignments(self, pair: SentencePair) -> list[dict[str, Any]]:
+        user = self.context["request"].user
+        mine = self._leads(pair)
+        rows = [a for a in pair.current_assignments if mine or a.annotator_id == user.pk]
+        return PairAssignmentSerializer(rows, many=True).data
+
+    @extend_schema_field(serializers.BooleanField(allow_null=True))
+    def get_has_gold(self, pair: SentencePair) -> bool | None:
+        return pair.has_gold if self._leads(pair) else None
+
+
+PAIR_EXAMPLE = {
+    "id": 14,
+    "project": 1,
+    "external_id": "news-3",
+    "subcorpus": "news",
+    "is_trial": False,
+    "position": 13,
+    "source": ["the", "talks", "ended"],
+    "target": ["negotiations", "were", "over"],
+    "metadata": {},
+    "assignments": [
+        {"id": 40, "annotator": "annotator1", "status": "submitted", "slot": 1, "flag": ""}
+    ],
+    "has_gold": True,
+}
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="Sentence pairs, filtered and paginated",
+        responses={200: SentencePairSerializer(many=True), **READ_ERRORS},
+        examples=[
+            OpenApiExample(
+                "Pairs",
+                value={
+                    "count": 36,
+                    "next": "http://localhost:8000/api/pairs/?page=2&project=1",
+                    "previous": None,
+                    "results": [PAIR_EXAMPLE],
+                },
+                response_only=True,
+            )
+        ],
+    ),
+    retrieve=extend_schema(
+        summary="One sentence pair",
+        responses={200: SentencePairSerializer, **READ_ERRORS},
+        examples=[OpenApiExample("Pair", value=PAIR_EXAMPLE, response_only=True)],
+    ),
+)
+class PairViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
+    lookup_value_regex = "[0-9]{1,18}"
+    serializer_class = SentencePairSerializer
+    filterset_class = PairFilter
+
+    def get_queryset(self):
+        from django.db.models import Exists, OuterRef
+
+        if getattr(self, "swagger_fake_view", False):
+            return SentencePair.objects.none()
+        user = self.request.user
+        pairs = SentencePair.objects.all()
+        if not user.is_staff:
+            mine = Assignment.objects.filter(
+                pair=OuterRef("pk"), annotator=user, withdrawn_at__isnull=True
+            )
+            pairs = pairs.filter(
+                Q(project_id__in=access.led_project_ids(user=user)) | Q(Exists(mine))
+            )
+        current = Assignment.objects.filter(withdrawn_at__isnull=True).select_related("annotator")
+        return (
+            pairs.select_related("subcorpus")
+            .annotate(has_gold=Exists(GoldAlignment.objects.filter(pair=OuterRef("pk"))))
+            .prefetch_related(
+                Prefetch(
+                    "assignments",
+                    queryset=current.order_by("slot", "id"),
+                    to_attr="current_assignments",
+                )
+            )
+            .order_by("project_id", "position", "id")
+        )

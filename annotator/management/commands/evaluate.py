@@ -1,0 +1,75 @@
+"""``manage.py evaluate``: score a system's alignment file against a project's gold.
+
+    manage.py evaluate --project NAME FILE [--format FMT] [--level word|phrase|both]
+        [--include-identical] [--source-text F [--target-text F]] [--encoding ENC]
+
+Prints the JSON of ``POST /api/projects/{id}/evaluate/``: the keys of ``python -m
+alignment_core score --json``, the same per subcorpus, and the pairs not scored. pharaoh and
+naacl files without ``--source-text`` are read against the project's gold pairs, in export
+order.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from alignment_core.formats import FORMATS, FormatError, guess_format, parse_pairs, read_pairs
+from annotator.models import Project
+from annotator.services.evaluation import LEVELS, evaluate_alignments, gold_for_evaluation
+
+
+class Command(BaseCommand):
+    help = "Score a system's alignments against a project's gold (trial pairs left out)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file", metavar="FILE", help="the system's alignments")
+        parser.add_argument("--project", required=True, help="project name")
+        parser.add_argument("--format", dest="fmt", choices=list(FORMATS))
+        parser.add_argument("--level", choices=LEVELS, default="both")
+        parser.add_argument("--include-identical", action="store_true")
+        parser.add_argument("--source-text", metavar="F")
+        parser.add_argument("--target-text", metavar="F")
+        parser.add_argument("--encoding", default="utf-8")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        project = Project.objects.filter(name=opts["project"]).first()
+        if project is None:
+            raise CommandError(f"no project named {opts['project']!r}")
+        fmt = opts["fmt"] or guess_format(opts["file"])
+        if fmt is None:
+            raise CommandError(f"{opts['file']}: cannot tell the format; give --format")
+        gold = gold_for_evaluation(project=project)
+        try:
+            if FORMATS[fmt].needs_text and not opts["source_text"]:
+                system = parse_pairs(
+                    Path(opts["file"]).read_bytes(),
+                    fmt,
+                    name=opts["file"],
+                    encoding=opts["encoding"],
+                    text_pairs=gold,
+                    text_name="the gold",
+                )
+            else:
+                system = read_pairs(
+                    opts["file"],
+                    fmt,
+                    encoding=opts["encoding"],
+                    source_text=opts["source_text"],
+                    target_text=opts["target_text"],
+                )
+            result = evaluate_alignments(
+                project=project,
+                system=system,
+                level=opts["level"],
+                include_identical=opts["include_identical"],
+                gold=gold,
+            )
+        except OSError as exc:
+            raise CommandError(f"cannot read {opts['file']}: {exc.strerror or exc}") from exc
+        except (FormatError, ValueError) as exc:
+            raise CommandError(f"evaluation refused: {exc}") from exc
+        self.stdout.write(json.dumps(result, indent=2, ensure_ascii=False))
