@@ -44,6 +44,26 @@ from alignment_core.alignment import Alignment
 FORMAT_VERSION = 1
 R = TypeVar("R")
 TokenPairs = Sequence[tuple[Sequence[str], Sequence[str]]]
+# Aligning and posteriors run over chunks of pairs holding at most this many grid cells
+# ((N+1)·(M+1) a pair), so their buffers (cell table, states, posteriors: ~40 bytes a cell)
+# stay bounded however large the corpus; a single pair larger than this is its own chunk.
+CHUNK_CELLS = 2_000_000
+
+
+def pair_chunks(pairs: TokenPairs, max_cells: int | None = None) -> list[tuple[int, int]]:
+    """[lo, hi) index ranges covering ``pairs`` in order, each of at most ``max_cells`` cells
+    (default CHUNK_CELLS) unless one pair alone is larger."""
+    budget = max_cells or CHUNK_CELLS
+    bounds: list[tuple[int, int]] = []
+    start, cells = 0, 0
+    for n, (s, t) in enumerate(pairs):
+        size = (len(s) + 1) * (len(t) + 1)
+        if cells and cells + size > budget:
+            bounds.append((start, n))
+            start, cells = n, 0
+        cells += size
+    bounds.append((start, len(pairs)))
+    return bounds
 
 
 @dataclass
@@ -187,6 +207,10 @@ class AlignerModel:
         Returns ``(forward, backward)``: ``forward[n][j]`` is the source position of target
         word j of pair n, ``backward[n][i]`` the target position of source word i.
         """
+        chunks = pair_chunks(pairs)
+        if len(chunks) > 1:  # bounded memory: one chunk at a time
+            parts = [self.viterbi(pairs[lo:hi]) for lo, hi in chunks]
+            return [a for f, _ in parts for a in f], [a for _, b in parts for a in b]
         corpus, table = self._prepare(pairs)
         kernels = get_kernels()
         hmm = self.config.hmm_iterations > 0
@@ -239,6 +263,9 @@ class AlignerModel:
 
     def posteriors(self, pairs: TokenPairs) -> list[np.ndarray]:
         """Per pair an N×M float32 matrix of link posteriors (mean of both directions)."""
+        chunks = pair_chunks(pairs)
+        if len(chunks) > 1:  # bounded memory: one chunk at a time
+            return [m for lo, hi in chunks for m in self.posteriors(pairs[lo:hi])]
         corpus, table = self._prepare(pairs)
         kernels = get_kernels()
         sizes = corpus.src_len() * corpus.tgt_len()

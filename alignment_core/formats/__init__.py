@@ -147,14 +147,17 @@ def parse_pairs(
     sure_data: TextData | None = None,
     sure_name: str = "<sure>",
     subcorpus: str | None = None,
+    max_tokens: int | None = None,
 ) -> list[AlignedPair]:
     """Parse pairs held in memory (bytes are decoded with ``encoding``); links are 0-based.
 
     ``name`` (and ``source_name``, ...) are what error messages call each input. pharaoh and
     naacl need ``source_lines`` + ``target_lines`` or ``text_pairs``; ``parallel`` takes its
     target side as ``target_lines``; ``sure_data`` is the Edinburgh sure-only file. Pairs
-    without a subcorpus get ``subcorpus``.
+    without a subcorpus get ``subcorpus``. With ``max_tokens``, a sentence longer than that
+    (either side) is an error naming its line.
     """
+    limit = {"max_tokens": max_tokens}
     info = _info(fmt)
     text = decode(data, encoding=encoding, name=name)
     if sure_data is not None and fmt != "edinburgh":
@@ -167,7 +170,7 @@ def parse_pairs(
                 "parallel needs exactly one target file besides the source file", file=name
             )
         target = decode(target_lines, encoding=encoding, name=target_name)
-        pairs = textpairs.parse_parallel(text, name, target, target_name)
+        pairs = textpairs.parse_parallel(text, name, target, target_name, **limit)
     elif info.needs_text:
         if text_pairs is None:
             if source_lines is None or target_lines is None:
@@ -181,6 +184,7 @@ def parse_pairs(
                 source_name,
                 decode(target_lines, encoding=encoding, name=target_name),
                 target_name,
+                **limit,
             )
             text_name = f"{source_name} + {target_name}"
         elif source_lines is not None or target_lines is not None:
@@ -188,7 +192,7 @@ def parse_pairs(
                 "pass either text_pairs or source_lines/target_lines, not both", file=name
             )
         parse = pharaoh.parse if fmt == "pharaoh" else naacl.parse
-        pairs = parse(text, name, text_pairs, text_name)
+        pairs = parse(text, name, text_pairs, text_name, **limit)
     else:
         if source_lines is not None or target_lines is not None or text_pairs is not None:
             raise FormatError(
@@ -198,14 +202,14 @@ def parse_pairs(
             sure = (
                 None if sure_data is None else decode(sure_data, encoding=encoding, name=sure_name)
             )
-            pairs = edinburgh.parse(text, name, sure, sure_name)
+            pairs = edinburgh.parse(text, name, sure, sure_name, **limit)
         else:
             pairs = {
                 "giza-a3": giza_a3.parse,
                 "jsonl": jsonl.parse,
                 "tsv": textpairs.parse_tsv,
                 "bitext": textpairs.parse_bitext,
-            }[fmt](text, name)
+            }[fmt](text, name, **limit)
     if subcorpus:
         for pair in pairs:
             if not pair.subcorpus:
@@ -223,13 +227,15 @@ def read_pairs(
     sure_path: PathLike | None = None,
     subcorpus: str | None = None,
     text_format: str | None = None,
+    max_tokens: int | None = None,
 ) -> list[AlignedPair]:
     """Read a whole file of pairs (links 0-based). ``fmt=None`` guesses from the extension.
 
     pharaoh / naacl: ``source_text`` + ``target_text`` (one sentence per line each) or
     ``source_text`` alone as a text-pair file (``text_format`` or guessed). parallel:
     ``path`` is the source side and ``target_text`` the target side. edinburgh: ``sure_path``
-    is the sure-only file when ``path`` is the sure+possible file.
+    is the sure-only file when ``path`` is the sure+possible file. ``max_tokens``: see
+    ``parse_pairs``.
     """
     name = str(path)
     if fmt is None:
@@ -248,7 +254,9 @@ def read_pairs(
                 f"a {text_fmt} file cannot supply sentences; pass --target-text as well",
                 file=str(source_text),
             )
-        kwargs["text_pairs"] = read_pairs(source_text, text_fmt, encoding=encoding)
+        kwargs["text_pairs"] = read_pairs(
+            source_text, text_fmt, encoding=encoding, max_tokens=max_tokens
+        )
         kwargs["text_name"] = str(source_text)
     else:
         if source_text is not None:
@@ -261,7 +269,7 @@ def read_pairs(
         kwargs["sure_data"] = read_path(sure_path, encoding=encoding)
         kwargs["sure_name"] = str(sure_path)
     text = read_path(path, encoding=encoding)
-    return parse_pairs(text, fmt, name=name, subcorpus=subcorpus, **kwargs)
+    return parse_pairs(text, fmt, name=name, subcorpus=subcorpus, max_tokens=max_tokens, **kwargs)
 
 
 def _sniff_text_format(path: PathLike) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from alignment_core.alignment import AlignedPair, Alignment, AlignmentError, Link
+from alignment_core.formats import textcheck
 from alignment_core.formats.errors import FormatError
 
 BOM = "\ufeff"
@@ -110,36 +111,51 @@ class PairCollector:
     """Collects a file's pairs in order, checking what every format must satisfy.
 
     Each pair needs tokens on both sides, a non-empty id unique within the file, and an
-    alignment (if any) inside its grid. Errors name ``name`` and the pair's line.
+    alignment (if any) inside its grid. Every string must be storable visible text (see
+    ``textcheck``: no NUL, lone surrogate or control character, no invisible token) and
+    metadata strict JSON; with ``max_tokens`` a sentence may have at most that many tokens.
+    Errors name ``name`` and the pair's line.
     """
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, max_tokens: int | None = None) -> None:
         self.name = name
+        self.max_tokens = max_tokens
         self.pairs: list[AlignedPair] = []
         self.lines: dict[str, int] = {}
 
     def add(self, pair: AlignedPair, line: int) -> None:
+        def fail(reason: str) -> FormatError:
+            return FormatError(reason, file=self.name, line=line)
+
         if not pair.id:
-            raise FormatError("empty pair id", file=self.name, line=line)
+            raise fail("empty pair id")
+        if reason := textcheck.name_problem(pair.id, "pair id"):
+            raise fail(reason)
         for side, tokens in (("source", pair.source), ("target", pair.target)):
             if not tokens:
-                raise FormatError(
-                    f"pair {pair.id!r}: empty {side} sentence (a pair needs tokens on both sides)",
-                    file=self.name,
-                    line=line,
+                raise fail(
+                    f"pair {pair.id!r}: empty {side} sentence (a pair needs tokens on both sides)"
                 )
+            if self.max_tokens is not None and len(tokens) > self.max_tokens:
+                raise fail(
+                    f"pair {pair.id!r}: the {side} sentence has {len(tokens)} tokens, more than "
+                    f"the limit of {self.max_tokens} tokens a side"
+                )
+            if reason := textcheck.tokens_problem(tokens, side):
+                raise fail(f"pair {pair.id!r}: {reason}")
+        for what, value in (("subcorpus", pair.subcorpus), ("annotator", pair.annotator)):
+            if value and (reason := textcheck.name_problem(value, what)):
+                raise fail(f"pair {pair.id!r}: {reason}")
+        if pair.metadata and (reason := textcheck.json_value_problem(pair.metadata, "metadata")):
+            raise fail(f"pair {pair.id!r}: {reason}")
         first = self.lines.get(pair.id)
         if first is not None:
-            raise FormatError(
-                f"duplicate pair id {pair.id!r} (first seen on line {first})",
-                file=self.name,
-                line=line,
-            )
+            raise fail(f"duplicate pair id {pair.id!r} (first seen on line {first})")
         if pair.alignment is not None:
             try:
                 pair.alignment.validate(len(pair.source), len(pair.target))
             except AlignmentError as exc:
-                raise FormatError(f"pair {pair.id!r}: {exc}", file=self.name, line=line) from None
+                raise fail(f"pair {pair.id!r}: {exc}") from None
         self.lines[pair.id] = line
         self.pairs.append(pair)
 

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from alignment_core.alignment import AlignedPair, Alignment, AlignmentError
+from alignment_core.formats import textcheck
 from alignment_core.formats._io import BOM, LinkSet, PairCollector, check_tokens, escape_bom
 from alignment_core.formats.errors import FormatError
 
@@ -46,7 +47,6 @@ def _annotation(pair_id: str) -> str | None:
 
 def _entries(text: str, name: str) -> Iterator[tuple[int, Any]]:
     """(1-based line where the entry starts, decoded entry) for each item of the top array."""
-    decoder = json.JSONDecoder()
 
     def fail(reason: str, pos: int) -> FormatError:
         return FormatError(reason, file=name, line=text.count("\n", 0, pos) + 1)
@@ -61,10 +61,12 @@ def _entries(text: str, name: str) -> Iterator[tuple[int, Any]]:
     else:
         while True:
             try:
-                obj, end = decoder.raw_decode(text, pos)
-            except json.JSONDecodeError as exc:
+                obj, end = textcheck.decode_json(text, pos, whole=False)
+            except textcheck.JSONProblem as exc:
+                if exc.lineno is None:
+                    raise fail(str(exc), pos) from None
                 raise FormatError(
-                    f"invalid JSON: {exc.msg} (column {exc.colno})", file=name, line=exc.lineno
+                    f"{exc} (column {exc.colno})", file=name, line=exc.lineno
                 ) from None
             line += text.count("\n", counted, pos)
             counted = pos
@@ -126,8 +128,8 @@ def _pair(obj: Any) -> AlignedPair:
     return pair
 
 
-def _read(text: str, name: str) -> PairCollector:
-    out = PairCollector(name)
+def _read(text: str, name: str, max_tokens: int | None) -> PairCollector:
+    out = PairCollector(name, max_tokens=max_tokens)
     for line, obj in _entries(text, name):
         try:
             pair = _pair(obj)
@@ -138,13 +140,18 @@ def _read(text: str, name: str) -> PairCollector:
 
 
 def parse(
-    text: str, name: str, sure_text: str | None = None, sure_name: str = "<sure>"
+    text: str,
+    name: str,
+    sure_text: str | None = None,
+    sure_name: str = "<sure>",
+    *,
+    max_tokens: int | None = None,
 ) -> list[AlignedPair]:
     """Read one file, or combine a sure+possible file (``text``) with its sure-only file."""
-    main = _read(text, name)
+    main = _read(text, name, max_tokens)
     if sure_text is None:
         return main.pairs
-    sure = _read(sure_text, sure_name)
+    sure = _read(sure_text, sure_name, max_tokens)
     sure_by_id = {p.id: p for p in sure.pairs}
     for pid, line in sure.lines.items():
         if pid not in main.lines:

@@ -84,10 +84,10 @@ def _positions(entries: list[str], word: str, name: str, lineno: int) -> list[tu
     return out
 
 
-def parse(text: str, name: str) -> list[AlignedPair]:
+def parse(text: str, name: str, *, max_tokens: int | None = None) -> list[AlignedPair]:
     """Read every record; blank lines between records are ignored."""
     lines = split_lines(text)
-    out = PairCollector(name)
+    out = PairCollector(name, max_tokens=max_tokens)
     k = 0
     while k < len(lines):
         if not lines[k].strip():

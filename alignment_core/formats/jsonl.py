@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from alignment_core.alignment import AlignedPair, AlignmentError
+from alignment_core.formats import textcheck
 from alignment_core.formats._io import BOM, LinkSet, PairCollector, escape_bom, split_lines
 from alignment_core.formats.errors import FormatError
 
@@ -106,17 +107,16 @@ def pair_from_object(obj: Any) -> AlignedPair:
     return pair
 
 
-def parse(text: str, name: str) -> list[AlignedPair]:
-    out = PairCollector(name)
+def parse(text: str, name: str, *, max_tokens: int | None = None) -> list[AlignedPair]:
+    out = PairCollector(name, max_tokens=max_tokens)
     for k, line in enumerate(split_lines(text)):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise FormatError(
-                f"invalid JSON: {exc.msg} (column {exc.colno})", file=name, line=k + 1
-            ) from None
+            obj = textcheck.loads(line)
+        except textcheck.JSONProblem as exc:
+            column = f" (column {exc.colno})" if exc.colno else ""
+            raise FormatError(f"{exc}{column}", file=name, line=k + 1) from None
         try:
             pair = pair_from_object(obj)
         except _Bad as exc:

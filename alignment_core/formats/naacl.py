@@ -41,7 +41,12 @@ def _index(field: str, what: str, name: str, line: int) -> int:
 
 
 def parse(
-    text: str, name: str, text_pairs: Sequence[AlignedPair], text_name: str
+    text: str,
+    name: str,
+    text_pairs: Sequence[AlignedPair],
+    text_name: str,
+    *,
+    max_tokens: int | None = None,
 ) -> list[AlignedPair]:
     """Read links and attach them, by pair id, to ``text_pairs`` (kept in their order)."""
     by_id = {p.id: n for n, p in enumerate(text_pairs)}
@@ -98,7 +103,7 @@ def parse(
             raise FormatError(
                 f"pair {pid!r}: {exc} (0-based; the file says {i} {j})", file=name, line=lineno
             ) from None
-    out = PairCollector(text_name)
+    out = PairCollector(text_name, max_tokens=max_tokens)
     for n, pair in enumerate(text_pairs):
         found = links.get(n)
         alignment = found.alignment() if found else LinkSet().alignment()

@@ -26,7 +26,12 @@ _LINK = re.compile(r"(\d+)([-?p])(\d+)")
 
 
 def parse(
-    text: str, name: str, text_pairs: Sequence[AlignedPair], text_name: str
+    text: str,
+    name: str,
+    text_pairs: Sequence[AlignedPair],
+    text_name: str,
+    *,
+    max_tokens: int | None = None,
 ) -> list[AlignedPair]:
     """Attach line n's links to ``text_pairs[n - 1]`` (ids, tokens, subcorpus come from there)."""
     lines = split_lines(text)
@@ -39,7 +44,7 @@ def parse(
             file=name,
             line=min(len(lines), len(text_pairs)) + 1,
         )
-    out = PairCollector(name)
+    out = PairCollector(name, max_tokens=max_tokens)
     for k, (line, pair) in enumerate(zip(lines, text_pairs, strict=True)):
         links = LinkSet()
         for tok in line.split():

@@ -21,6 +21,7 @@ import json
 from collections.abc import Iterable, Iterator
 
 from alignment_core.alignment import AlignedPair
+from alignment_core.formats import textcheck
 from alignment_core.formats._io import (
     PairCollector,
     check_tokens,
@@ -56,9 +57,9 @@ def _header(line: str) -> list[str] | None:
     return None
 
 
-def parse_tsv(text: str, name: str) -> list[AlignedPair]:
+def parse_tsv(text: str, name: str, *, max_tokens: int | None = None) -> list[AlignedPair]:
     """Read TSV text pairs; blank lines are skipped. See the module docstring for columns."""
-    out = PairCollector(name)
+    out = PairCollector(name, max_tokens=max_tokens)
     lines = split_lines(text)
     columns: list[str] | None = None
     n_fields = 0
@@ -141,12 +142,11 @@ def _check_columns(columns: list[str], name: str, line: int) -> None:
 
 def _metadata_cell(value: str, name: str, line: int) -> dict:
     try:
-        meta = json.loads(value)
-    except json.JSONDecodeError as exc:
+        meta = textcheck.loads(value)
+    except textcheck.JSONProblem as exc:
+        column = f" (column {exc.colno})" if exc.colno else ""
         raise FormatError(
-            f"the metadata column must hold a JSON object: {exc.msg} (column {exc.colno})",
-            file=name,
-            line=line,
+            f"the metadata column must hold a JSON object: {exc}{column}", file=name, line=line
         ) from None
     if not isinstance(meta, dict):
         raise FormatError("the metadata column must hold a JSON object", file=name, line=line)
@@ -185,9 +185,9 @@ def format_tsv(pairs: Iterable[AlignedPair]) -> Iterator[str]:
 # -- bitext ---------------------------------------------------------------------------------
 
 
-def parse_bitext(text: str, name: str) -> list[AlignedPair]:
+def parse_bitext(text: str, name: str, *, max_tokens: int | None = None) -> list[AlignedPair]:
     """Read ``src ||| tgt`` or ``id ||| src ||| tgt`` lines (the first line sets which)."""
-    out = PairCollector(name)
+    out = PairCollector(name, max_tokens=max_tokens)
     parts_expected = 0
     ordinal = 0
     for k, line in enumerate(split_lines(text)):
@@ -227,7 +227,12 @@ def format_bitext(pairs: Iterable[AlignedPair]) -> Iterator[str]:
 
 
 def parse_parallel(
-    source_text: str, source_name: str, target_text: str, target_name: str
+    source_text: str,
+    source_name: str,
+    target_text: str,
+    target_name: str,
+    *,
+    max_tokens: int | None = None,
 ) -> list[AlignedPair]:
     """Line n of both files is pair n (id ``str(n)``); trailing blank lines are ignored.
 
@@ -237,7 +242,7 @@ def parse_parallel(
     src = drop_trailing_blank(split_lines(source_text))
     tgt = drop_trailing_blank(split_lines(target_text))
     check_same_length(source_name, len(src), target_name, len(tgt), what="sentences")
-    out = PairCollector(source_name)
+    out = PairCollector(source_name, max_tokens=max_tokens)
     for k, (s, t) in enumerate(zip(src, tgt, strict=True)):
         for side, sentence, name in (("source", s, source_name), ("target", t, target_name)):
             if not sentence.strip():

@@ -136,8 +136,17 @@ def import_pairs(
         pairs_read=len(pairs),
         max_length_ratio=max_length_ratio,
     )
+    if not pairs:
+        raise CorpusImportError(
+            Problem("no sentence pairs to import: the input is empty (or only blank)", file=name)
+        )
     per_pair_annotator = load_alignments_as == "annotator" and annotator is None
-    problems = check_pairs(pairs, file=name, per_pair_annotator=per_pair_annotator)
+    problems = check_pairs(
+        pairs,
+        file=name,
+        per_pair_annotator=per_pair_annotator,
+        max_tokens=project.max_tokens,
+    )
     fixed_name: str | None = None
     if load_alignments_as == "annotator" and annotator is not None:
         fixed_name = annotator if isinstance(annotator, str) else annotator.get_username()
@@ -247,8 +256,9 @@ class ImportSource:
     text_format: str | None = None
 
 
-def read_source(source: ImportSource) -> list[AlignedPair]:
-    """Read one file into pairs; any reader error becomes a CorpusImportError (file:line)."""
+def read_source(source: ImportSource, *, max_tokens: int | None = None) -> list[AlignedPair]:
+    """Read one file into pairs; any reader error becomes a CorpusImportError (file:line).
+    A sentence longer than ``max_tokens`` (either side) is refused with its line."""
     name = str(source.path)
     fmt = source.fmt or guess_format(source.path)
     if fmt is None:
@@ -267,6 +277,7 @@ def read_source(source: ImportSource) -> list[AlignedPair]:
             target_text=source.target_text,
             sure_path=source.sure_path,
             text_format=source.text_format,
+            max_tokens=max_tokens,
         )
     except FormatError as exc:
         raise CorpusImportError(Problem(exc.reason, file=exc.file or name, line=exc.line)) from exc
@@ -299,7 +310,7 @@ def import_files(
     read: list[list[AlignedPair]] = []
     for k, source in enumerate(sources):
         tick(15 * k / len(sources), f"reading {Path(source.path).name}")
-        read.append(read_source(source))
+        read.append(read_source(source, max_tokens=project.max_tokens))
     report = ImportReport(
         load_alignments_as=load_alignments_as, dry_run=dry_run, max_length_ratio=max_length_ratio
     )

@@ -14,9 +14,11 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 
 from alignment_core import AlignedPair, AlignmentError
+from alignment_core.formats import textcheck
 from annotator.services.importing_report import DroppedPair, Problem
 
 ID_MAX_LENGTH = 200  # SentencePair.external_id
+PROJECT_NAME_MAX_LENGTH = 200  # Project.name
 SUBCORPUS_MAX_LENGTH = 100  # Subcorpus.name
 USERNAME_MAX_LENGTH = 150  # auth.User.username
 MAX_PROBLEMS = 100  # stop collecting after this many: the first ones are what a person fixes
@@ -34,14 +36,28 @@ def token_problem(tokens: Any, side: str) -> str | None:
     tokens = list(tokens)
     # Fast path: joining and re-splitting gives the same list exactly when every token is a
     # non-empty string without whitespace (the common case, checked in C).
-    if all(isinstance(t, str) for t in tokens) and " ".join(tokens).split() == tokens:
-        return None
-    for k, tok in enumerate(tokens):
-        if not isinstance(tok, str):
-            return f"{side} token {k} is not a string: {tok!r}"
-        if tok.split() != [tok]:
-            return f"{side} token {k} ({tok!r}) is empty or contains whitespace"
-    return None  # pragma: no cover - the fast path accepted nothing the loop rejects
+    if not (all(isinstance(t, str) for t in tokens) and " ".join(tokens).split() == tokens):
+        for k, tok in enumerate(tokens):
+            if not isinstance(tok, str):
+                return f"{side} token {k} is not a string: {tok!r}"
+            if tok.split() != [tok]:
+                return f"{side} token {k} ({tok!r}) is empty or contains whitespace"
+    # Storable, visible text on every database (NUL, surrogates, controls, invisible tokens).
+    return textcheck.tokens_problem(tokens, side)
+
+
+def project_name_problem(name: Any) -> str | None:
+    """Why ``name`` cannot name a project, or None."""
+    if not isinstance(name, str) or not name.strip():
+        return "the project name is empty"
+    if len(name) > PROJECT_NAME_MAX_LENGTH:
+        return (
+            f"the project name has {len(name)} characters, more than the "
+            f"{PROJECT_NAME_MAX_LENGTH} allowed"
+        )
+    if name != name.strip():
+        return f"the project name {name!r} has surrounding whitespace"
+    return textcheck.name_problem(name, "the project name")
 
 
 def parse_trial(value: Any) -> bool | None:
@@ -79,13 +95,19 @@ def subcorpus_problem(name: Any) -> str | None:
         return f"subcorpus name longer than {SUBCORPUS_MAX_LENGTH} characters"
     if name != name.strip():
         return f"subcorpus name {name!r} has surrounding whitespace"
-    return None
+    return textcheck.name_problem(name, "subcorpus name")
 
 
 def check_pairs(
-    pairs: Sequence[AlignedPair], *, file: str, per_pair_annotator: bool
+    pairs: Sequence[AlignedPair],
+    *,
+    file: str,
+    per_pair_annotator: bool,
+    max_tokens: int | None = None,
 ) -> list[Problem]:
     """Every problem (up to MAX_PROBLEMS) that would stop these pairs being stored.
+
+    ``max_tokens``: the project's longest sentence (tokens, either side).
 
     Ids must be unique; with ``per_pair_annotator`` (annotator mode, names taken from the
     pairs) an id may repeat once per annotator, since one file can hold several people's
@@ -116,7 +138,9 @@ def check_pairs(
         if len(pair.id) > ID_MAX_LENGTH:
             bad(f"pair id longer than {ID_MAX_LENGTH} characters")
         elif reason := (
-            token_problem(pair.source, "source")
+            textcheck.name_problem(pair.id, "pair id")
+            or length_problem(pair, max_tokens)
+            or token_problem(pair.source, "source")
             or token_problem(pair.target, "target")
             or _pair_problem(pair, per_pair_annotator)
         ):
@@ -129,6 +153,20 @@ def check_pairs(
     return problems
 
 
+def length_problem(pair: AlignedPair, max_tokens: int | None) -> str | None:
+    """Why a pair is too long for the project (``max_tokens`` a side), or None."""
+    if max_tokens is None:
+        return None
+    for side, tokens in (("source", pair.source), ("target", pair.target)):
+        if isinstance(tokens, list | tuple) and len(tokens) > max_tokens:
+            return (
+                f"the {side} sentence has {len(tokens)} tokens, more than this project's limit "
+                f"of {max_tokens} tokens a side (the project's max_tokens; the aligner's time "
+                "and memory grow with the square of a sentence's length)"
+            )
+    return None
+
+
 def _pair_problem(pair: AlignedPair, per_pair_annotator: bool) -> str | None:
     if pair.alignment is not None:
         try:
@@ -137,6 +175,8 @@ def _pair_problem(pair: AlignedPair, per_pair_annotator: bool) -> str | None:
             return str(exc)
     if not isinstance(pair.metadata, dict):
         return f"metadata must be a mapping, got {type(pair.metadata).__name__}"
+    if reason := textcheck.json_value_problem(pair.metadata, "metadata"):
+        return reason
     if TRIAL_KEY in pair.metadata and parse_trial(pair.metadata[TRIAL_KEY]) is None:
         return f"metadata 'trial' must be true or false, got {pair.metadata[TRIAL_KEY]!r}"
     if pair.subcorpus and (reason := subcorpus_problem(pair.subcorpus)):

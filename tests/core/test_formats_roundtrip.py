@@ -19,12 +19,14 @@ from alignment_core.formats import (
     parse_pairs,
     write_pairs,
 )
+from alignment_core.formats.textcheck import tokens_problem
 
+# Tokens readers accept: no control characters, surrogates or invisible-only tokens (textcheck).
 TOKEN = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\ufeff"),
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\ufeff"),
     min_size=1,
     max_size=5,
-).filter(lambda t: t.split() == [t] and t != "|||")
+).filter(lambda t: t.split() == [t] and t != "|||" and tokens_problem([t], "x") is None)
 SENTENCE = st.lists(TOKEN, min_size=1, max_size=6)
 PAIR_ID = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,8}", fullmatch=True)
 EDINBURGH_ID = st.builds(
@@ -33,8 +35,11 @@ EDINBURGH_ID = st.builds(
     st.sampled_from(["common", "A", "C", "trial"]),
     st.integers(0, 9999),
 )
+STORABLE_TEXT = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")
 META = st.dictionaries(
-    st.text(min_size=1, max_size=4), st.one_of(st.text(max_size=4), st.integers()), max_size=2
+    st.text(STORABLE_TEXT, min_size=1, max_size=4),
+    st.one_of(st.text(STORABLE_TEXT, max_size=4), st.integers()),
+    max_size=2,
 )
 
 
@@ -62,7 +67,12 @@ def pair_lists(draw, ids=PAIR_ID, aligned: bool = True) -> list[AlignedPair]:
                 target,
                 alignment,
                 subcorpus=draw(st.sampled_from(["", "mtc", "news"])),
-                annotator=draw(st.one_of(st.none(), st.text(max_size=4))),
+                annotator=draw(
+                    st.one_of(
+                        st.none(),
+                        st.text(st.characters(exclude_categories=("Cs", "Cc")), max_size=4),
+                    )
+                ),
                 metadata=draw(META),
             )
         )

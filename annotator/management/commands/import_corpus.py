@@ -39,6 +39,7 @@ from annotator.services.importing import (
     ImportSource,
     import_files,
 )
+from annotator.services.importing_checks import project_name_problem
 from annotator.services.members import MemberError, add_member
 
 PER_FILE = ("source_text", "target_text", "sure_file", "annotator")
@@ -46,6 +47,8 @@ HINTS = {  # what the service says -> the option that answers it
     "token-mismatch policy": "hint: --token-mismatch skip|same-shape (or --skip-token-mismatch)",
     "replacing it must be asked for": "hint: --replace-gold",
     "no annotator named": "hint: --annotator NAME",
+    "tokens a side": "hint: a new project takes --max-tokens N with --create-project; an existing "
+    "project's limit (max_tokens) is changed in the admin",
 }
 
 
@@ -67,6 +70,13 @@ class Command(BaseCommand):
             metavar="USERNAME",
             help="make this existing user a lead of the project (repeatable), so the project "
             "shows in their browser",
+        )
+        parser.add_argument(
+            "--max-tokens",
+            type=int,
+            metavar="N",
+            help="with --create-project: the new project's longest sentence, in tokens a side "
+            f"(default {Project._meta.get_field('max_tokens').default}); longer pairs are refused",
         )
         parser.add_argument(
             "--format",
@@ -173,7 +183,7 @@ class Command(BaseCommand):
         )
         try:
             with transaction.atomic():
-                project = self._project(opts["project"], opts["create_project"])
+                project = self._project(opts["project"], opts["create_project"], opts["max_tokens"])
                 for username in opts["lead"] or []:
                     self._add_lead(project, username)
                 report = import_files(
@@ -231,10 +241,21 @@ class Command(BaseCommand):
             raise CommandError(f"--lead {username}: {exc}") from exc
 
     @staticmethod
-    def _project(name: str, create: bool) -> Project:
+    def _project(name: str, create: bool, max_tokens: int | None) -> Project:
+        if reason := project_name_problem(name):
+            raise CommandError(f"--project: {reason}")
+        if max_tokens is not None and max_tokens < 1:
+            raise CommandError(f"--max-tokens must be at least 1, got {max_tokens}")
         project = Project.objects.filter(name=name).first()
         if project is not None:
+            if max_tokens is not None and max_tokens != project.max_tokens:
+                raise CommandError(
+                    f"--max-tokens only applies to a new project: {name!r} exists with "
+                    f"max_tokens {project.max_tokens} (change it in the admin)"
+                )
             return project
         if not create:
             raise CommandError(f"no project named {name!r} (add --create-project to create it)")
-        return Project.objects.create(name=name)
+        if max_tokens is None:
+            return Project.objects.create(name=name)
+        return Project.objects.create(name=name, max_tokens=max_tokens)
