@@ -92,14 +92,12 @@ def test_tsv_rejects(text: str, line: int, reason: str) -> None:
     fails(lambda: parse_pairs(text, "tsv", name="in.tsv"), file="in.tsv", line=line, reason=reason)
 
 
-def test_tsv_reads_100k_pairs_quickly() -> None:
-    import time
-
+def test_tsv_reads_100k_pairs_in_order() -> None:
+    # Speed is measured by benchmarks/import.py (reading is its anchor), not asserted here.
     text = "".join(f"{n}\tthe quick brown fox {n}\tle renard brun {n}\n" for n in range(100_000))
-    start = time.perf_counter()
     pairs = parse_pairs(text.encode(), "tsv")
     assert len(pairs) == 100_000
-    assert time.perf_counter() - start < 5  # brief: "a couple of seconds"; slack for slow CI
+    assert (pairs[-1].id, pairs[-1].target[-1]) == ("99999", "99999")
 
 
 # -- bitext -----------------------------------------------------------------------------------
