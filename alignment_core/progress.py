@@ -1,4 +1,10 @@
-"""One progress bar for every command line tool (align, agree, import_corpus).
+"""The one shape of progress, and one progress bar for every command line tool.
+
+Every function of the core that reports progress takes a :data:`Progress`:
+``progress(fraction, message)`` with ``fraction`` the share of the work done, in [0, 1], never
+decreasing, and 1.0 when the work is done. Work made of parts hands each part
+:func:`part` of its own callback. The edges adapt it: :class:`ProgressBar` (align, agree,
+import_corpus) draws it, the app's ``JobReporter.as_progress()`` stores it on a Job.
 
 On a terminal the bar is redrawn in place; elsewhere (a log, a pipe, CI) it writes a line when
 the stage changes (numbers aside) or another 10 % is done, so logs stay short and still show where work stood.
@@ -8,15 +14,35 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from typing import TextIO
 
+Progress = Callable[[float, str], None]
+
 _DIGITS = re.compile(r"\d+")
+
+
+def silent(fraction: float, message: str) -> None:
+    """A :data:`Progress` that reports nowhere (for callers that passed none)."""
+
+
+def part(progress: Progress | None, start: float, end: float) -> Progress:
+    """The callback of a part of the work that spans [start, end] of ``progress``: the part's
+    0 is ``start``, its 1 is ``end`` (fractions outside [0, 1] are clamped). ``None``: silent."""
+    if progress is None:
+        return silent
+    parent = progress
+
+    def report(fraction: float, message: str) -> None:
+        parent(start + (end - start) * min(max(float(fraction), 0.0), 1.0), message)
+
+    return report
 
 
 class ProgressBar:
     """Call ``bar.update(percent, message)`` (0–100) as work advances, ``bar.close()`` at the end.
 
-    ``bar.stage(message, fraction)`` takes the aligner's callback shape (fraction 0–1).
+    ``bar.report(fraction, message)`` is the bar as a :data:`Progress` (fraction 0–1).
     """
 
     def __init__(self, stream: TextIO, *, enabled: bool = True, width: int = 30) -> None:
@@ -49,7 +75,7 @@ class ProgressBar:
 
     __call__ = update
 
-    def stage(self, message: str, fraction: float) -> None:
+    def report(self, fraction: float, message: str = "") -> None:
         self.update(100 * fraction, message)
 
     def close(self) -> None:

@@ -74,7 +74,7 @@ def seed_project(
         sentences,
         config=cfg,
         gold=gold or None,
-        progress=lambda stage, fraction: report(1 + (_TRAIN_SHARE - 1) * fraction, stage),
+        progress=lambda fraction, stage: report(1 + (_TRAIN_SHARE - 1) * fraction, stage),
     )
     report(_TRAIN_SHARE, "aligning")
 

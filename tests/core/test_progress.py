@@ -12,7 +12,7 @@ def test_on_a_terminal_the_bar_is_redrawn_in_place_and_closed_with_a_newline():
     out = Terminal()
     bar = ProgressBar(out, width=10)
     bar.update(0, "start")
-    bar.stage("HMM source→target iteration 1/5", 0.5)
+    bar.report(0.5, "HMM source→target iteration 1/5")
     bar.update(100, "done")
     bar.close()
     text = out.getvalue()
