@@ -40,10 +40,8 @@ def part(progress: Progress | None, start: float, end: float) -> Progress:
 
 
 class ProgressBar:
-    """Call ``bar.update(percent, message)`` (0–100) as work advances, ``bar.close()`` at the end.
-
-    ``bar.report(fraction, message)`` is the bar as a :data:`Progress` (fraction 0–1).
-    """
+    """A :data:`Progress`: call ``bar(fraction, message)`` (0–1) as work advances, ``bar.close()``
+    at the end."""
 
     def __init__(self, stream: TextIO, *, enabled: bool = True, width: int = 30) -> None:
         self.stream = stream
@@ -54,10 +52,10 @@ class ProgressBar:
         self._drawn = 0
         self._last: tuple[int, str] | None = None
 
-    def update(self, percent: float, message: str = "") -> None:
+    def report(self, fraction: float, message: str = "") -> None:
         if not self.enabled:
             return
-        percent = min(max(float(percent), 0.0), 100.0)
+        percent = min(max(100 * float(fraction), 0.0), 100.0)
         elapsed = time.monotonic() - self.start
         if self.tty:
             filled = int(self.width * percent / 100)
@@ -73,10 +71,7 @@ class ProgressBar:
             self.stream.write(f"{percent:5.1f}% {elapsed:6.1f}s {message}\n")
         self.stream.flush()
 
-    __call__ = update
-
-    def report(self, fraction: float, message: str = "") -> None:
-        self.update(100 * fraction, message)
+    __call__ = report
 
     def close(self) -> None:
         if self.tty and self._drawn:

@@ -37,6 +37,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from alignment_core.progress import Progress
 from annotator import tasks
 from annotator.models import Job, Project
 
@@ -100,6 +101,14 @@ class JobReporter:
                 self.last_message = message
             self.writes += 1
             return True
+
+    def as_progress(self) -> Progress:
+        """This reporter as the core's ``progress(fraction, message)`` (fraction 0–1)."""
+
+        def report(fraction: float, message: str) -> None:
+            self.progress(100 * fraction, message)
+
+        return report
 
 
 Work = Callable[[Job, JobReporter], "dict[str, Any] | None"]

@@ -10,18 +10,16 @@ stale.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from itertools import combinations
 from typing import Any
 
 from django.db import transaction
 
 from alignment_core.agreement import build_report
+from alignment_core.progress import Progress, silent
 from annotator.models import AgreementReport, Job, Project
 from annotator.selectors import reports as report_selectors
 from annotator.services.jobs import start_job
-
-Progress = Callable[[float, str], None]
 
 DEFAULT_SAMPLES = 1000
 DEFAULT_RNG_SEED = 0
@@ -31,7 +29,7 @@ MAX_RNG_SEED = 2**32 - 1
 MAX_BIN_WIDTH = 100
 
 # Share of the progress bar spent reading the database; build_report takes the rest.
-_READ_SHARE = 10.0
+_READ_SHARE = 0.1
 
 
 def _int_param(params: dict[str, Any], name: str, default: int, low: int, high: int) -> int:
@@ -85,10 +83,10 @@ def compute_report(
     progress: Progress | None = None,
 ) -> AgreementReport:
     """Build and store the project's agreement report (see the module doc)."""
-    say = progress or (lambda percent, message: None)
+    say = progress or silent
     params = clean_params(params)
     started = time.monotonic()
-    say(1, "Reading annotations")
+    say(0.01, "Reading annotations")
     keys = report_selectors.input_keys(project=project, include_trial=params["include_trial"])
     records = report_selectors.pair_annotations(keys=keys)
     say(_READ_SHARE, f"Read {keys.annotations} annotations of {len(records)} pairs")
@@ -101,7 +99,7 @@ def compute_report(
 
     def step(message: str) -> None:
         nonlocal done
-        say(_READ_SHARE + (99 - _READ_SHARE) * done / max(steps, 1), message)
+        say(_READ_SHARE + (0.99 - _READ_SHARE) * done / max(steps, 1), message)
         done += 1
 
     result = build_report(
@@ -128,7 +126,7 @@ def compute_report(
             result=result,
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
-    say(100, f"Report of {keys.doubly_annotated} doubly annotated pairs stored")
+    say(1.0, f"Report of {keys.doubly_annotated} doubly annotated pairs stored")
     return report
 
 
@@ -140,6 +138,6 @@ def report_work(job: Job, reporter: Any) -> dict[str, Any]:
         params=job.params,
         user=job.created_by,
         job=job,
-        progress=reporter.progress,
+        progress=reporter.as_progress(),
     )
     return {"report": report.pk, "pairs": report.result["inputs"]["pairs"]}
