@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         rng_seed=args.rng_seed,
         include_identical=args.include_identical,
         bin_width=args.bin_width,
-        progress=lambda done, total: bar(done / total, f"κ_C: {done}/{total} pairs"),
+        progress=bar,
     )
     bar.close()
     word, phrase = score_alignments(

@@ -10,13 +10,12 @@ stale.
 from __future__ import annotations
 
 import time
-from itertools import combinations
 from typing import Any
 
 from django.db import transaction
 
 from alignment_core.agreement import build_report
-from alignment_core.progress import Progress, silent
+from alignment_core.progress import Progress, part, silent
 from annotator.models import AgreementReport, Job, Project
 from annotator.selectors import reports as report_selectors
 from annotator.services.jobs import start_job
@@ -91,24 +90,13 @@ def compute_report(
     records = report_selectors.pair_annotations(keys=keys)
     say(_READ_SHARE, f"Read {keys.annotations} annotations of {len(records)} pairs")
 
-    # build_report says one line per step; turning steps into percent needs their number:
-    # Tables 3/4 (1 + 2 κ_C levels), Table 5 per annotator (1 + 2), pairwise (1 each).
-    annotators = sorted({name for r in records for name in r.annotations})
-    steps = 3 + 3 * len(annotators) + len(list(combinations(annotators, 2)))
-    done = 0
-
-    def step(message: str) -> None:
-        nonlocal done
-        say(_READ_SHARE + (0.99 - _READ_SHARE) * done / max(steps, 1), message)
-        done += 1
-
     result = build_report(
         records,
         samples=params["samples"],
         rng_seed=params["rng_seed"],
         bin_width=params["bin_width"],
         pairwise_kappa_c=False,
-        progress=step,
+        progress=part(say, _READ_SHARE, 0.99),
     )
     result["inputs"] = {
         "pairs": len(records),
