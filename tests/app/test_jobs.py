@@ -223,7 +223,7 @@ def test_stale_check_takes_now(settings):
 def test_reading_a_job_fails_it_when_stale(settings, lead, project):
     settings.JOB_STALE_AFTER = 60
     job = running(beat_ago=600, project=project)
-    state = job_state(job=get_job(job_id=job.pk, user=lead))
+    state = job_state(job=get_job(job_id=job.pk, user=lead), user=lead)
     assert state["status"] == "failed" and state["finished"] is True
     assert "No heartbeat since" in state["error"]
 
