@@ -190,6 +190,17 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 # A running job whose heartbeat is older than this is declared dead (seconds).
 JOB_STALE_AFTER = env_int("JOB_STALE_AFTER", 120, minimum=5)
+# Celery beat (exactly one per deployment: `rundev` embeds it, docker-compose has a `beat`
+# service) sweeps for such jobs every JOB_SWEEP_EVERY seconds; workers also sweep on start.
+JOB_SWEEP_EVERY = env_int("JOB_SWEEP_EVERY", 60, minimum=5)
+CELERY_BEAT_SCHEDULE = {
+    "fail-stale-jobs": {
+        "task": "annotator.tasks.fail_stale_jobs",
+        "schedule": float(JOB_SWEEP_EVERY),
+        "options": {"expires": float(JOB_SWEEP_EVERY)},  # a backlog of sweeps is pointless
+    },
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 LOGGING = {
     "version": 1,

@@ -1,5 +1,6 @@
-"""Reads of Job rows. Reading first fails stale jobs (``fail_stale_jobs``), so a job whose
-worker died shows as failed, with the reason, to whoever looks."""
+"""Reads of Job rows, and nothing else: a job whose worker died is failed by the sweep
+(``annotator.services.jobs.fail_stale_jobs``) at worker start and every minute from Celery beat,
+never by a page or an API call that merely looks at it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from annotator.models import Job, Membership, Project
-from annotator.services.jobs import fail_stale_jobs
 
 
 def visible_jobs(*, user: Any) -> QuerySet[Job]:
@@ -24,13 +24,11 @@ def visible_jobs(*, user: Any) -> QuerySet[Job]:
 
 def get_job(*, job_id: int, user: Any) -> Job | None:
     """The job if it exists and ``user`` may see it, else None."""
-    fail_stale_jobs()
     return visible_jobs(user=user).filter(pk=job_id).first()
 
 
 def project_jobs(*, project: Project, limit: int = 10) -> list[Job]:
     """The project's most recent jobs, newest first."""
-    fail_stale_jobs()
     return list(project.jobs.order_by("-created_at", "-id")[:limit])
 
 

@@ -5,7 +5,8 @@ its heartbeat fresh from a daemon thread and records the outcome. Pages and the 
 table, so progress is visible whatever the Celery result backend (there is none: results are
 ignored). A job whose worker dies is failed three ways: Celery's ``task_failure`` signal with
 ``WorkerLostError`` (prefork child killed), :func:`fail_stale_jobs` at worker start, and the same
-check whenever jobs are read (the backstop for a whole worker killed).
+sweep every minute from Celery beat (``CELERY_BEAT_SCHEDULE``; the backstop for a whole worker
+killed). Reading a job never writes.
 
 Decisions:
 
