@@ -64,6 +64,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files from STATIC_ROOT (collectstatic), straight after the HTTPS redirect: no
+    # session or database work for them. With DEBUG on, runserver serves the sources.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -117,9 +120,18 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "frontend" / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
-# With DEBUG off, Django serves STATIC_ROOT (after collectstatic) itself only when asked: the
-# docker-compose web service does, having no reverse proxy in front. See annotator/urls.py.
-SERVE_STATIC = env_bool("SERVE_STATIC", False)
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns at every start-up about a missing one
+# WhiteNoise serves STATIC_ROOT. With DEBUG off the files carry a content hash in their names
+# (cached for a year by browsers) and are precompressed; `collectstatic` makes them (the
+# Dockerfile runs it at build time). With DEBUG on, plain names, no collectstatic needed.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
 
 REST_FRAMEWORK = {
     # Token first: an anonymous request gets 401 with "WWW-Authenticate: Token" (scripts), the
@@ -209,11 +221,39 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
 
-if not DEBUG:
-    SESSION_COOKIE_HTTPONLY = True
-    CSRF_COOKIE_HTTPONLY = False
-    SECURE_CONTENT_TYPE_NOSNIFF = True
-    X_FRAME_OPTIONS = "DENY"
+# --- HTTPS, HSTS and cookies --------------------------------------------------------------
+# Safe by default with DEBUG off: everything over HTTPS, cookies never sent in clear. A site
+# served over plain HTTP (docker-compose on localhost) turns them off explicitly; one behind a
+# TLS-terminating proxy sets SECURE_PROXY_SSL_HEADER. README "Operations" lists what each does.
+_PRODUCTION = not DEBUG
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", _PRODUCTION)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # probes from inside the container speak plain HTTP
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if _PRODUCTION else 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", _PRODUCTION)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", _PRODUCTION)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", _PRODUCTION)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", _PRODUCTION)
+
+
+def _proxy_ssl_header(name: str) -> tuple[str, str] | None:
+    """SECURE_PROXY_SSL_HEADER=X-Forwarded-Proto: trust that header's ``https`` as "this
+    request came over HTTPS". Only behind a proxy that sets (and strips) it: otherwise any
+    client could claim HTTPS. Empty (the default): not trusted."""
+    header = (env_str(name) or "").strip()
+    if not header:
+        return None
+    if not all(c.isalnum() or c == "-" for c in header):
+        raise ImproperlyConfigured(
+            f"{name}={header!r} is not an HTTP header name (e.g. X-Forwarded-Proto)"
+        )
+    return ("HTTP_" + header.upper().replace("-", "_"), "https")
+
+
+SECURE_PROXY_SSL_HEADER = _proxy_ssl_header("SECURE_PROXY_SSL_HEADER")
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False  # the grid's JavaScript reads the CSRF token from the cookie
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
 
 # --- Annotation (grid-backend) -------------------------------------------------------------
 # Time spent on a pair is the gap between an annotator's saves (or opening it), capped at this
