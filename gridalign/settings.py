@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -59,6 +60,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "annotator",
 ]
 
@@ -73,6 +75,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: turns a locked-out login (form, admin or API token) into 429.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "gridalign.urls"
@@ -105,6 +109,12 @@ DATABASES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# django-axes first: it refuses a locked-out login before any password is checked. It needs the
+# request, so every login path (form, admin, POST /api/auth/token/) passes it to authenticate().
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
@@ -133,7 +143,27 @@ STORAGES = {
     },
 }
 
+# --- Login throttling (django-axes) --------------------------------------------------------
+# LOGIN_FAILURE_LIMIT wrong passwords for one username from one address lock that pair out for
+# LOGIN_COOLOFF_MINUTES (the right password is refused too, with 429 and a message saying how
+# long); a successful login resets the count. Per username *and* address, so nobody can lock a
+# colleague out from elsewhere.
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "annotator.views.lockout.locked_out"
+# The client's address: REMOTE_ADDR, unless NUM_PROXIES trusted proxies in front append to
+# X-Forwarded-For (then the address they saw). Never a header the client alone controls, or
+# one spoofed X-Forwarded-For per attempt would escape the lockout (and DRF's throttles).
+NUM_PROXIES = env_int("NUM_PROXIES", 0, minimum=0)
+AXES_IPWARE_PROXY_COUNT = NUM_PROXIES or None
+AXES_IPWARE_META_PRECEDENCE_ORDER = (
+    ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if NUM_PROXIES else ("REMOTE_ADDR",)
+)
+
 REST_FRAMEWORK = {
+    "NUM_PROXIES": NUM_PROXIES,
     # Token first: an anonymous request gets 401 with "WWW-Authenticate: Token" (scripts), the
     # browser's session (with CSRF) second. No Basic auth: a password on every request would
     # bypass the token endpoint's throttle.
