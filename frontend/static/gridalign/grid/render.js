@@ -21,6 +21,10 @@
 
 import { AlignmentState, linksToMap, rectBetween } from "./state.js";
 
+// A cell's shade by its posterior byte (0..255): the square root, so that the middling
+// posteriors of links the seed left out show, not only the near-certain ones (below 0.05: none).
+const SHADE = Array.from({ length: 256 }, (_, b) => ` style="--p:${Math.sqrt(b / 255).toFixed(2)}"`);
+
 let mounted = 0; // gives each grid's table an id (its cursor cell's id derives from it)
 const STATE_WORDS = { none: "no link", sure: "sure link", possible: "possible link" };
 
@@ -152,7 +156,7 @@ export function mountGrid(container, options) {
     );
     for (let j = 0; j < cols; j++) {
       const k = i * cols + j;
-      const p = posteriors && posteriors[k] >= 13 ? ` style="--p:${(posteriors[k] / 255).toFixed(2)}"` : "";
+      const p = posteriors && posteriors[k] >= 13 ? SHADE[posteriors[k]] : "";
       html.push(`<td role="gridcell" data-i="${i}" data-j="${j}"${p}${cellAttributes(i, j, k)}></td>`);
     }
     html.push("</tr>");
@@ -249,7 +253,19 @@ export function mountGrid(container, options) {
     hovered = marks.filter(([el]) => el);
     for (const [el, cls] of hovered) el.classList.add(cls);
   }
+  /** Scroll a long sentence line (not the page) so that a word in it shows. */
+  function keepInView(el) {
+    const line = el && el.parentElement;
+    if (!line || line.scrollHeight <= line.clientHeight) return;
+    const top = el.offsetTop;
+    if (top < line.scrollTop) line.scrollTop = top;
+    else if (top + el.offsetHeight > line.scrollTop + line.clientHeight) {
+      line.scrollTop = top + el.offsetHeight - line.clientHeight;
+    }
+  }
   function hoverCell(i, j) {
+    keepInView(words.source[i]);
+    keepInView(words.target[j]);
     setHover([
       [rowEls[i], "ga-hover"],
       [rowHeads[i], "ga-hover"],
@@ -262,7 +278,9 @@ export function mountGrid(container, options) {
   function hoverWord(side, k) {
     const other = side === "source" ? "target" : "source";
     const marks = [[words[side][k], "ga-hover"]];
-    for (const m of state.linkedTo(side, k)) marks.push([words[other][m], "ga-linked"]);
+    const linked = state.linkedTo(side, k);
+    for (const m of linked) marks.push([words[other][m], "ga-linked"]);
+    if (linked.length) keepInView(words[other][linked[0]]);
     if (side === "source") marks.push([rowEls[k], "ga-hover"], [rowHeads[k], "ga-hover"]);
     else marks.push([colEls[k], "ga-hover"], [colHeads[k], "ga-hover"]);
     setHover(marks);
