@@ -361,6 +361,11 @@ def test_trial_pair_feedback_overlays_the_reference(live_server, page, django_us
     assert overlay[(1, 0)] == "both-sure" and overlay[(3, 2)] == "both-sure"
     assert overlay[(3, 3)] == "only-b", "a reference link the annotator missed"
     assert overlay[(0, 0)] == "only-a" and overlay[(5, 5)] == "only-a"
+    # the overlay alone: no frames of an edited alignment on top of its marks
+    frames = feedback.locator("td[data-overlay]").evaluate_all(
+        "els => els.map(e => getComputedStyle(e).boxShadow + ' ' + getComputedStyle(e).outlineStyle)"
+    )
+    assert set(frames) == {"none none"}, frames
     shot(page, "grid-trial-feedback")
     page.keyboard.press("Enter")  # continue
     page.wait_for_url(f"**/annotate/{real.pk}/")
@@ -431,16 +436,16 @@ def test_hover_shading_shapes_legend_reset_and_clear(live_server, page, django_u
     cell(page, 4, 4).click()
 
     def mark(i, j):
-        return cell(page, i, j).evaluate(
-            "e => { const s = getComputedStyle(e, '::after');"
-            " return [s.borderRadius, s.backgroundColor, s.borderTopStyle]; }"
-        )
+        return cell(page, i, j).evaluate("e => getComputedStyle(e).backgroundImage")
 
-    sure_radius, sure_fill, _ = mark(3, 3)
-    possible_radius, possible_fill, possible_border = mark(4, 4)
-    assert possible_radius == "50%" and sure_radius != "50%"
-    assert sure_fill != "rgba(0, 0, 0, 0)" and possible_fill == "rgba(0, 0, 0, 0)"
-    assert possible_border == "solid"
+    sure, possible, untouched_seed = mark(3, 3), mark(4, 4), mark(1, 0)
+    assert "linear-gradient" in sure and "radial-gradient" not in sure, "sure: a filled square"
+    assert "radial-gradient" in possible, "possible: a ring"
+    assert mark(0, 6) == "none"
+    assert "linear-gradient" in untouched_seed
+    seed_frame = cell(page, 1, 0).evaluate("e => getComputedStyle(e).outlineStyle")
+    assert seed_frame == "dotted", "an untouched seed link has a dotted frame"
+    assert cell(page, 3, 3).evaluate("e => getComputedStyle(e).outlineStyle") == "none"
 
     # hover: the row, the column and both words, in the grid and in the lines above it
     cell(page, 2, 1).hover()

@@ -21,9 +21,11 @@
 
 import { AlignmentState, linksToMap, rectBetween } from "./state.js";
 
-// A cell's shade by its posterior byte (0..255): the square root, so that the middling
-// posteriors of links the seed left out show, not only the near-certain ones (below 0.05: none).
-const SHADE = Array.from({ length: 256 }, (_, b) => ` style="--p:${Math.sqrt(b / 255).toFixed(2)}"`);
+// A cell's shade by its posterior byte (0..255), as one of 16 classes ga-p1 … ga-p16 (grid.css):
+// level = the square root of the posterior, so the middling posteriors of links the seed left
+// out show, not only the near-certain ones; below 0.05 no shade. Classes, not inline styles:
+// 6,400 style attributes cost the first render more than the table itself.
+const SHADE = Array.from({ length: 256 }, (_, b) => (b < 13 ? "" : `ga-p${Math.max(1, Math.round(Math.sqrt(b / 255) * 16))}`));
 
 let mounted = 0; // gives each grid's table an id (its cursor cell's id derives from it)
 const STATE_WORDS = { none: "no link", sure: "sure link", possible: "possible link" };
@@ -134,12 +136,17 @@ export function mountGrid(container, options) {
 
   // ---- build once ----
   const html = [];
+  // Fixed table layout: the widths are given here (the row words' column by its longest word,
+  // at most 9rem), so the browser never measures 6,400 cells to lay out an 80 × 80 grid.
+  const longest = source.reduce((m, t) => Math.max(m, String(t).length), 1);
+  const headWidth = `min(9rem, calc(${longest}ch + 1.1rem))`;
   html.push('<div class="ga-legend-box"></div><div class="ga-scroll">');
   html.push(
     `<table class="ga-grid" role="grid" tabindex="0" aria-rowcount="${rows + 1}" aria-colcount="${cols + 1}"` +
+      ` style="width: calc(${headWidth} + ${cols} * var(--ga-cell))"` +
       ` aria-readonly="${readOnly}" aria-label="Alignment grid: ${rows} source words (rows) × ${cols} target words (columns)">`,
   );
-  html.push('<colgroup><col class="ga-col-rowhead">');
+  html.push(`<colgroup><col class="ga-col-rowhead" style="width: ${headWidth}">`);
   for (let j = 0; j < cols; j++) html.push("<col>");
   html.push('</colgroup><thead><tr role="row"><th class="ga-corner" role="columnheader"></th>');
   for (let j = 0; j < cols; j++) {
@@ -152,12 +159,13 @@ export function mountGrid(container, options) {
   for (let i = 0; i < rows; i++) {
     const word = escapeHtml(source[i]);
     html.push(
-      `<tr role="row" data-i="${i}"><th class="ga-rowhead" role="rowheader" scope="row" data-i="${i}" title="${word}">${word}</th>`,
+      `<tr role="row" data-i="${i}"${i % 5 === 4 ? ' class="ga-g5"' : ""}><th class="ga-rowhead" role="rowheader" scope="row" data-i="${i}" title="${word}">${word}</th>`,
     );
     for (let j = 0; j < cols; j++) {
       const k = i * cols + j;
-      const p = posteriors && posteriors[k] >= 13 ? SHADE[posteriors[k]] : "";
-      html.push(`<td role="gridcell" data-i="${i}" data-j="${j}"${p}${cellAttributes(i, j, k)}></td>`);
+      const cls = `${posteriors ? SHADE[posteriors[k]] : ""}${j % 5 === 4 ? " ga-g5" : ""}`.trim();
+      const c = cls ? ` class="${cls}"` : "";
+      html.push(`<td role="gridcell" data-i="${i}" data-j="${j}"${c}${cellAttributes(i, j, k)}></td>`);
     }
     html.push("</tr>");
   }
@@ -200,6 +208,7 @@ export function mountGrid(container, options) {
 
   // ---- cursor and selection (keyboard block and drag preview share the "ga-sel" class) ----
   let shownCursor = -1;
+  let scrollToCursor = false; // set by keyboard moves: a clicked cell is on screen already
   let shownSel = null;
   function markRect(rect, on) {
     if (!rect) return;
@@ -228,7 +237,9 @@ export function mountGrid(container, options) {
       el.classList.add("ga-cursor");
       el.id = `${table.id || "ga"}-cursor`;
       table.setAttribute("aria-activedescendant", el.id);
-      if (document.activeElement === table) el.scrollIntoView({ block: "nearest", inline: "nearest" });
+      if (scrollToCursor && document.activeElement === table) {
+        el.scrollIntoView({ block: "nearest", inline: "nearest" });
+      }
     }
     showSelection(state.hasBlockSelection() ? state.selection() : null);
   }
@@ -343,7 +354,9 @@ export function mountGrid(container, options) {
     let done = true;
     if (ARROWS[e.key] && !e.ctrlKey) {
       const [di, dj] = ARROWS[e.key];
+      scrollToCursor = true;
       state.moveCursor(di, dj, { extend: e.shiftKey });
+      scrollToCursor = false;
       hoverCell(state.cursor.i, state.cursor.j);
     } else if (readOnly) {
       done = false;
