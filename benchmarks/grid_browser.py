@@ -8,16 +8,16 @@ a live Django server started in this process (threaded WSGI + static files) on a
 its own: with ``DATABASE_URL=postgres://...`` a fresh PostgreSQL database that is dropped at
 the end, else a temporary SQLite file. Figures come from the page's Performance API:
 
-* first render: from the pair's data arriving (mark ``ga:data``, annotate.js) to the frame
+* first render: from the pair's data being read (mark ``ga:data``, annotate.js) to the frame
   showing the grid painted (``ga:painted``: a task queued from the next animation frame's
   callback), i.e. building the table, style, layout and paint. Also printed: navigation start
-  → painted (HTML, modules, the data request, render).
+  → painted (the page with its data, the modules, render).
 * click → repaint: ``performance.now()`` before dispatching a pointerdown/pointerup on a cell
   (the grid's own handlers: state change, cell repaint, autosave bookkeeping) to a task queued
   from the next animation frame's callback (the frame with the change has been produced).
 * Enter → next pair: the time of the Enter keydown on one pair (epoch-based,
   ``performance.timeOrigin + performance.now()``) to ``ga:painted`` of the next pair's page:
-  the submit request, the navigation, the page, its data request and the render.
+  the submit request, the navigation, the page (carrying its data) and the render.
 
 Goals (issue 7): first render of 80 × 80 ≤ 100 ms; click → repaint ≤ 16 ms (one frame);
 Enter → next pair ≤ 300 ms. The anchor is the same figure on a 10 × 10 pair (the fixed cost
@@ -258,7 +258,7 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"grid browser benchmark: headless Chromium {version}, live server in-process ({db}); "
         f"{len(big['render'])} opens, {len(big['click'])} clicks, {len(big['next'])} Enter → next "
-        f"per size"
+        f"per size; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
     )
     b, s = args.big, args.small
     print(

@@ -279,7 +279,9 @@ window.addEventListener("online", () => saver && saver.retryNow());
 
 async function open() {
   try {
-    data = await getJson(root.dataset.apiUrl);
+    // the page carries the API's answer (one request fewer); the API is the fallback
+    const embedded = document.getElementById("grid-data");
+    data = embedded ? JSON.parse(embedded.textContent) : await getJson(root.dataset.apiUrl);
   } catch (err) {
     $("grid").innerHTML = "";
     setMessage(`Could not load the pair (${err.message}). Reload the page to try again.`, true);
