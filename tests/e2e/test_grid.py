@@ -384,6 +384,10 @@ def test_posterior_shading_and_a_pair_of_80_by_80(live_server, page, django_user
     login(page, base)
     open_pair(page, base, big)
     expect(page.locator("[role=gridcell]")).to_have_count(6400)
+    truncated = page.eval_on_selector_all(
+        "th.ga-rowhead", "els => els.filter(e => e.scrollWidth > e.clientWidth).length"
+    )
+    assert truncated == 0, "every row word fits its column"
     toggle = page.locator("[data-action=posteriors]")
     if toggle.is_checked():
         page.keyboard.press("h")

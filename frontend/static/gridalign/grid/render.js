@@ -137,9 +137,10 @@ export function mountGrid(container, options) {
   // ---- build once ----
   const html = [];
   // Fixed table layout: the widths are given here (the row words' column by its longest word,
-  // at most 9rem), so the browser never measures 6,400 cells to lay out an 80 × 80 grid.
+  // at most 9rem, allowing for wide and bold letters), so the browser never measures 6,400
+  // cells to lay out an 80 × 80 grid.
   const longest = source.reduce((m, t) => Math.max(m, String(t).length), 1);
-  const headWidth = `min(9rem, calc(${longest}ch + 1.1rem))`;
+  const headWidth = `min(9rem, calc(${(longest * 1.35).toFixed(1)}ch + 1.2rem))`;
   html.push('<div class="ga-legend-box"></div><div class="ga-scroll">');
   html.push(
     `<table class="ga-grid" role="grid" tabindex="0" aria-rowcount="${rows + 1}" aria-colcount="${cols + 1}"` +
