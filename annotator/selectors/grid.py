@@ -8,6 +8,8 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from django.urls import reverse
+
 from annotator.models import Assignment, SeedAlignment
 from annotator.selectors.assignments import annotation_state, starting_seed, trial_feedback
 from annotator.selectors.queue import queue_place
@@ -37,8 +39,36 @@ def posteriors_data(seed: SeedAlignment | None, rows: int, cols: int) -> dict[st
     }
 
 
+def page_url(assignment_id: int | None) -> str | None:
+    return reverse("annotate", args=[assignment_id]) if assignment_id else None
+
+
+def grid_urls(assignment: Assignment, place: dict[str, Any]) -> dict[str, Any]:
+    """Where the grid page sends its saves, flag and navigation (``place``: the queue place)."""
+    project_id = assignment.pair.project_id
+    return {
+        "annotation": reverse("assignment-annotation", args=[assignment.pk]),
+        "submit": reverse("assignment-submit", args=[assignment.pk]),
+        "flag": reverse("assignment-flag", args=[assignment.pk]),
+        "page": reverse("annotate", args=[assignment.pk]),
+        "queue": reverse("project-queue", args=[project_id]),
+        "guidelines": reverse("project-guidelines", args=[project_id]),
+        "next_page": page_url(place["next"]),
+        "previous_page": page_url(place["previous"]),
+    }
+
+
+def grid_payload(*, assignment: Assignment) -> dict[str, Any]:
+    """Everything the grid page's script starts from: :func:`grid_data` with its ``urls``. The
+    API's ``GET /api/assignments/<id>/`` answers it, and the grid page carries the same in its
+    HTML (one request fewer to open a pair)."""
+    data = grid_data(assignment=assignment)
+    data["urls"] = grid_urls(assignment, data["queue"])
+    return data
+
+
 def grid_data(*, assignment: Assignment) -> dict[str, Any]:
-    """The assignment as the grid sees it (the API adds ``urls``)."""
+    """The assignment as the grid sees it (without ``urls``: see :func:`grid_payload`)."""
     pair = assignment.pair
     seed = starting_seed(assignment=assignment)
     state = annotation_state(assignment=assignment)
