@@ -164,7 +164,7 @@ export function barChart(el, { categories, series, yTitle, label, percent = true
       const v = s.values[i];
       if (v === null || v === undefined) return;
       const top = y(v * k);
-      const rect = node("rect", { x: left + j * bar, y: top, width: bar - 2, height: inner.y0 - top, fill: s.color, class: "bar" }, svg);
+      const rect = node("rect", { x: left + j * bar, y: top, width: bar - 2, height: inner.y0 - top, fill: s.color, class: "chart-bar" }, svg);
       node("title", {}, rect, `${c}, ${s.name}: ${(v * k).toFixed(1)}`);
       if (bar >= 28) node("text", { x: left + j * bar + (bar - 2) / 2, y: top - 4, "text-anchor": "middle", class: "bar-value" }, svg, (v * k).toFixed(1));
     });
