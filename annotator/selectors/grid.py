@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from annotator.models import Assignment, SeedAlignment
+from annotator.models import Assignment, SeedAlignment, SentencePair
 from annotator.selectors.assignments import annotation_state, starting_seed, trial_feedback
 from annotator.selectors.queue import queue_place
 
@@ -37,6 +37,18 @@ def posteriors_data(seed: SeedAlignment | None, rows: int, cols: int) -> dict[st
     }
 
 
+def pair_data(pair: SentencePair) -> dict[str, Any]:
+    """The pair as the grid shows it: ids, subcorpus, trial flag and both sentences' tokens."""
+    return {
+        "id": pair.pk,
+        "external_id": pair.external_id,
+        "subcorpus": pair.subcorpus.name if pair.subcorpus_id else None,
+        "is_trial": pair.is_trial,
+        "source": pair.source_tokens,
+        "target": pair.target_tokens,
+    }
+
+
 def grid_data(*, assignment: Assignment) -> dict[str, Any]:
     """The assignment as the grid sees it (the API adds ``urls``)."""
     pair = assignment.pair
@@ -48,14 +60,7 @@ def grid_data(*, assignment: Assignment) -> dict[str, Any]:
         "project": pair.project_id,
         "status": assignment.status,
         "flag": flag_data(assignment),
-        "pair": {
-            "id": pair.pk,
-            "external_id": pair.external_id,
-            "subcorpus": pair.subcorpus.name if pair.subcorpus_id else None,
-            "is_trial": pair.is_trial,
-            "source": pair.source_tokens,
-            "target": pair.target_tokens,
-        },
+        "pair": pair_data(pair),
         "seed": {"links": seed.links, "aligner_run": seed.aligner_run_id} if seed else None,
         "posteriors": posteriors_data(seed, rows, cols),
         "annotation": state.as_dict() if state.version > 0 else None,
