@@ -30,6 +30,7 @@ in the same run on the same data:
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import secrets
 import sys
@@ -43,21 +44,13 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from benchmarks.agreement import perturb, seed_of  # noqa: E402
+from benchmarks.agreement import base_pairs, data_dir, perturb, seed_of  # noqa: E402
 
 TARGET_SECONDS = 30.0
 
 
-def data_dir(arg: str | None) -> Path:
-    if arg:
-        return Path(arg)
-    return Path(os.environ.get("GRIDALIGN_SHARED_DATA", REPO.parent / "shared" / "data"))
-
-
 def edinburgh_pairs(folder: Path, count: int, rng: np.random.Generator) -> tuple[list, str]:
     """(id, subcorpus, source, target, Alignment A) and where they came from."""
-    from alignment_core.alignment import Alignment
-
     root = folder / "edinburgh"
     files = [(root / f"gold.{s}.sure+poss.json", root / f"gold.{s}.sure.json") for s in ("train", "test")]  # fmt: skip
     if all(both.is_file() and sure.is_file() for both, sure in files):
@@ -69,17 +62,9 @@ def edinburgh_pairs(folder: Path, count: int, rng: np.random.Generator) -> tuple
                 out.append((p.id, p.subcorpus or "", p.source, p.target, p.alignment))
         out = out[:count]
         return out, f"Edinburgh++ gold (train + test, {root}), {len(out)} pairs"
-    out = []
-    for k in range(count):
-        n, m = (int(np.clip(round(x), 4, 50)) for x in rng.normal(23, 9, 2))
-        src = [f"s{x}" for x in rng.integers(0, 400, n)]
-        tgt = [f"s{x}" if rng.random() < 0.5 else f"t{x}" for x in rng.integers(0, 400, m)]
-        links = {(i, min(m - 1, max(0, int(i * m / n + rng.integers(-1, 2))))) for i in range(n)}
-        links = {x for x in links if rng.random() < 0.85}
-        out.append(
-            (f"p{k}", ("mtc", "news", "novels")[k % 3], src, tgt, Alignment.from_sets(links))
-        )
-    return out, "fallback lengths N, M ~ round(Normal(23, 9)) in [4, 50], near-diagonal links"
+    triples, source = base_pairs(folder, count, rng)  # benchmarks/agreement.py's fallback
+    subs = ("mtc", "news", "novels")
+    return [(f"p{k}", subs[k % 3], s, t, a) for k, (s, t, a) in enumerate(triples)], source
 
 
 def write_project(pairs: list, rng: np.random.Generator):
@@ -214,16 +199,10 @@ def main() -> int:
 
 def run_with_database(args: argparse.Namespace, server: str) -> int:
     if server.startswith(("postgres://", "postgresql://")):
-        import psycopg2
+        import_bench = importlib.import_module("benchmarks.import")
 
         def admin(sql: str) -> None:
-            conn = psycopg2.connect(server)
-            conn.autocommit = True
-            try:
-                with conn.cursor() as cur:
-                    cur.execute(sql)
-            finally:
-                conn.close()
+            import_bench.admin(server, sql)
 
         name = f"gridalign_bench_{os.getpid()}"
         admin(f'CREATE DATABASE "{name}"')
