@@ -111,7 +111,10 @@ def test_the_lead_assigns_annotators_submit_and_the_lead_reports_and_adjudicates
     lead.goto(f"{base}/projects/{project.pk}/agreement/")
     lead.fill("input[name=samples]", "200")
     lead.get_by_role("button", name="Compute agreement").click()
-    expect(lead.locator("#table-word")).to_be_visible(timeout=90_000), worker.log
+    try:
+        expect(lead.locator("#table-word")).to_be_visible(timeout=90_000)
+    except AssertionError:
+        pytest.fail(f"the dashboard never showed the report; the worker said:\n{worker.log}")
     report = AgreementReport.objects.get(project=project)
     subcorpora = {both["annotator1"].pair.subcorpus.name for both in shared}
     expect(lead.locator("#table-word tbody tr")).to_have_count(len(subcorpora) + 1)  # + all
