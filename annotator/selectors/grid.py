@@ -10,7 +10,7 @@ from typing import Any
 
 from django.urls import reverse
 
-from annotator.models import Assignment, SeedAlignment
+from annotator.models import Assignment, SeedAlignment, SentencePair
 from annotator.selectors.assignments import annotation_state, starting_seed, trial_feedback
 from annotator.selectors.queue import queue_place
 
@@ -67,6 +67,18 @@ def grid_payload(*, assignment: Assignment) -> dict[str, Any]:
     return data
 
 
+def pair_data(pair: SentencePair) -> dict[str, Any]:
+    """The pair as the grid shows it: ids, subcorpus, trial flag and both sentences' tokens."""
+    return {
+        "id": pair.pk,
+        "external_id": pair.external_id,
+        "subcorpus": pair.subcorpus.name if pair.subcorpus_id else None,
+        "is_trial": pair.is_trial,
+        "source": pair.source_tokens,
+        "target": pair.target_tokens,
+    }
+
+
 def grid_data(*, assignment: Assignment) -> dict[str, Any]:
     """The assignment as the grid sees it (without ``urls``: see :func:`grid_payload`)."""
     pair = assignment.pair
@@ -78,14 +90,7 @@ def grid_data(*, assignment: Assignment) -> dict[str, Any]:
         "project": pair.project_id,
         "status": assignment.status,
         "flag": flag_data(assignment),
-        "pair": {
-            "id": pair.pk,
-            "external_id": pair.external_id,
-            "subcorpus": pair.subcorpus.name if pair.subcorpus_id else None,
-            "is_trial": pair.is_trial,
-            "source": pair.source_tokens,
-            "target": pair.target_tokens,
-        },
+        "pair": pair_data(pair),
         "seed": {"links": seed.links, "aligner_run": seed.aligner_run_id} if seed else None,
         "posteriors": posteriors_data(seed, rows, cols),
         "annotation": state.as_dict() if state.version > 0 else None,
