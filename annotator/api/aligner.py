@@ -8,6 +8,7 @@ from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_v
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.response import Response
 
+from annotator.api.filters import AlignerRunFilter
 from annotator.api.jobs import JOB_EXAMPLE, JobSerializer
 from annotator.api.permissions import project_for_request
 from annotator.api.schema import ERRORS, READ_ERRORS
@@ -89,7 +90,7 @@ class AlignerRunViewSet(
     viewsets.GenericViewSet,
 ):
     serializer_class = AlignerRunSerializer
-    filterset_fields = ["project", "kind"]
+    filterset_class = AlignerRunFilter
     lookup_value_regex = "[0-9]{1,18}"
 
     def get_queryset(self):

@@ -15,6 +15,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers, viewsets
 
+from annotator.api.filters import JobFilter
 from annotator.api.projects import RoleContextMixin
 from annotator.api.schema import READ_ERRORS
 from annotator.models import Job
@@ -128,7 +129,7 @@ JOB_EXAMPLE = {
 class JobViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = "[0-9]{1,18}"
     serializer_class = JobSerializer
-    filterset_fields = ["project", "kind", "status"]
+    filterset_class = JobFilter
 
     def get_queryset(self):
         return job_selectors.visible_jobs(user=self.request.user).order_by("-created_at", "-id")

@@ -18,6 +18,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers, viewsets
 
+from annotator.api.filters import IdFilter, SubcorpusFilter
 from annotator.api.schema import READ_ERRORS
 from annotator.models import Assignment, GoldAlignment, Project, SentencePair, Subcorpus
 from annotator.selectors import access
@@ -168,7 +169,7 @@ class SubcorpusSerializer(serializers.ModelSerializer):
 class SubcorpusViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = "[0-9]{1,18}"
     serializer_class = SubcorpusSerializer
-    filterset_fields = ["project", "name"]
+    filterset_class = SubcorpusFilter
 
     def get_queryset(self):
         from django.db.models import Count
@@ -188,7 +189,7 @@ PAIR_STATUSES = ("unassigned", "assigned", "in_progress", "submitted", "gold")
 
 
 class PairFilter(filters.FilterSet):
-    project = filters.NumberFilter(field_name="project_id")
+    project = IdFilter(field_name="project_id")
     subcorpus = filters.CharFilter(
         method="filter_subcorpus", help_text="subcorpus name ('' or 'none': pairs without one)"
     )

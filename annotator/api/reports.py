@@ -21,6 +21,7 @@ from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
 from annotator.api.errors import BadInput
+from annotator.api.filters import ReportFilter
 from annotator.api.jobs import JOB_EXAMPLE, JobSerializer
 from annotator.api.permissions import project_for_request
 from annotator.api.schema import ERRORS, READ_ERRORS
@@ -122,7 +123,7 @@ class ReportViewSet(
     mixins.CreateModelMixin,
     viewsets.GenericViewSet,
 ):
-    filterset_fields = ["project"]
+    filterset_class = ReportFilter
     lookup_value_regex = "[0-9]{1,18}"
 
     def get_serializer_class(self):
