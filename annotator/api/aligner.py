@@ -59,7 +59,7 @@ STARTED_EXAMPLE.update(heartbeat_at=None)
         examples=[
             OpenApiExample(
                 "Runs",
-                value={"count": 1, "next": None, "previous": None, "results": [RUN_EXAMPLE]},
+                value=RUN_EXAMPLE,
                 response_only=True,
             )
         ],
@@ -79,7 +79,9 @@ STARTED_EXAMPLE.update(heartbeat_at=None)
             OpenApiExample(
                 "Retrain with gold", value={"project": 1, "use_gold": True}, request_only=True
             ),
-            OpenApiExample("Queued", value=STARTED_EXAMPLE, response_only=True),
+            OpenApiExample(
+                "Queued", value=STARTED_EXAMPLE, response_only=True, status_codes=["202"]
+            ),
         ],
     ),
 )

@@ -72,12 +72,7 @@ class AnnotationFilter(filters.FilterSet):
         examples=[
             OpenApiExample(
                 "Annotations",
-                value={
-                    "count": 1,
-                    "next": None,
-                    "previous": None,
-                    "results": [ANNOTATION_EXAMPLE],
-                },
+                value=ANNOTATION_EXAMPLE,
                 response_only=True,
             )
         ],

@@ -94,6 +94,7 @@ class EvaluateView(APIView):
                 "Pharaoh against the gold's text",
                 value={"file": "system.pharaoh", "format": "pharaoh", "level": "both"},
                 request_only=True,
+                media_type="multipart/form-data",
             )
         ],
     )

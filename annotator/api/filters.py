@@ -29,6 +29,31 @@ class IdFilter(filters.Filter):
     field_class = IdField
 
 
+class StrictBooleanField(forms.NullBooleanField):
+    """true/false (or 1/0); anything else is an error rather than "no filter"."""
+
+    def to_python(self, value):
+        if value in (None, ""):
+            return None
+        text = str(value).strip().lower()
+        if text in ("true", "1"):
+            return True
+        if text in ("false", "0"):
+            return False
+        raise forms.ValidationError(f"expected true or false, not {value!r}")
+
+    def validate(self, value):
+        pass
+
+
+class BooleanFilter(filters.BooleanFilter):
+    field_class = StrictBooleanField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", forms.TextInput)  # the raw text reaches the field
+        super().__init__(*args, **kwargs)
+
+
 class ProjectFilterSet(filters.FilterSet):
     project = IdFilter(field_name="project_id", help_text="a project id")
 

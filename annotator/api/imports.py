@@ -107,6 +107,7 @@ class ImportView(APIView):
                 "Gold in JSONL",
                 value={"file": "corpus.jsonl", "load_as": "gold", "subcorpus": "news"},
                 request_only=True,
+                media_type="multipart/form-data",
             ),
             OpenApiExample(
                 "Queued",

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
     extend_schema,
@@ -76,7 +75,7 @@ class JobSerializer(serializers.ModelSerializer):
     def get_error(self, job: Job) -> str | None:
         return (job.error or None) if self._is_lead(job) else None
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
+    @extend_schema_field({"type": "object", "nullable": True})
     def get_result(self, job: Job) -> Any:
         user = self.context["request"].user
         if self._is_lead(job) or job.created_by_id == user.pk:
@@ -115,7 +114,7 @@ JOB_EXAMPLE = {
         examples=[
             OpenApiExample(
                 "Jobs",
-                value={"count": 1, "next": None, "previous": None, "results": [JOB_EXAMPLE]},
+                value=JOB_EXAMPLE,
                 response_only=True,
             )
         ],

@@ -18,7 +18,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers, viewsets
 
-from annotator.api.filters import IdFilter, SubcorpusFilter
+from annotator.api.filters import BooleanFilter, IdFilter, SubcorpusFilter
 from annotator.api.schema import READ_ERRORS
 from annotator.models import Assignment, GoldAlignment, Project, SentencePair, Subcorpus
 from annotator.selectors import access
@@ -94,7 +94,7 @@ class RoleContextMixin:
         examples=[
             OpenApiExample(
                 "Projects",
-                value={"count": 1, "next": None, "previous": None, "results": [PROJECT_EXAMPLE]},
+                value=PROJECT_EXAMPLE,
                 response_only=True,
             )
         ],
@@ -144,12 +144,7 @@ class SubcorpusSerializer(serializers.ModelSerializer):
         examples=[
             OpenApiExample(
                 "Subcorpora",
-                value={
-                    "count": 1,
-                    "next": None,
-                    "previous": None,
-                    "results": [{"id": 3, "project": 1, "name": "news", "pairs": 12}],
-                },
+                value={"id": 3, "project": 1, "name": "news", "pairs": 12},
                 response_only=True,
             )
         ],
@@ -193,7 +188,7 @@ class PairFilter(filters.FilterSet):
     subcorpus = filters.CharFilter(
         method="filter_subcorpus", help_text="subcorpus name ('' or 'none': pairs without one)"
     )
-    trial = filters.BooleanFilter(field_name="is_trial", help_text="true: trial pairs only")
+    trial = BooleanFilter(field_name="is_trial", help_text="true: trial pairs only")
     external_id = filters.CharFilter(field_name="external_id")
     status = filters.ChoiceFilter(
         choices=[(s, s) for s in PAIR_STATUSES],
@@ -312,12 +307,7 @@ PAIR_EXAMPLE = {
         examples=[
             OpenApiExample(
                 "Pairs",
-                value={
-                    "count": 36,
-                    "next": "http://localhost:8000/api/pairs/?page=2&project=1",
-                    "previous": None,
-                    "results": [PAIR_EXAMPLE],
-                },
+                value=PAIR_EXAMPLE,
                 response_only=True,
             )
         ],

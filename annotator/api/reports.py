@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
@@ -56,7 +55,7 @@ class ReportSerializer(ReportSummarySerializer):
     def get_stale_reasons(self, report: AgreementReport) -> list[str]:
         return self._freshness(report).reasons
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
+    @extend_schema_field({"type": "object", "nullable": True})
     def get_result(self, report: AgreementReport):
         return report.result
 
@@ -87,7 +86,7 @@ FULL = {**SUMMARY, "stale": False, "stale_reasons": [], "result": {"inputs": {},
         examples=[
             OpenApiExample(
                 "Reports",
-                value={"count": 1, "next": None, "previous": None, "results": [SUMMARY]},
+                value=SUMMARY,
                 response_only=True,
             )
         ],
@@ -107,6 +106,7 @@ FULL = {**SUMMARY, "stale": False, "stale_reasons": [], "result": {"inputs": {},
                 "Queued",
                 value={**JOB_EXAMPLE, "kind": "report", "status": "queued", "finished": False},
                 response_only=True,
+                status_codes=["202"],
             ),
         ],
     ),
