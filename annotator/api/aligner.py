@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from annotator.api.filters import AlignerRunFilter
 from annotator.api.jobs import JOB_EXAMPLE, JobSerializer
 from annotator.api.permissions import project_for_request
-from annotator.api.schema import ERRORS, READ_ERRORS
+from annotator.api.schema import ERRORS, ID_LOOKUP, read_schema
 from annotator.models import AlignerRun
 from annotator.selectors import access
 from annotator.services.seeding import start_seed_job
@@ -53,21 +53,11 @@ STARTED_EXAMPLE.update(heartbeat_at=None)
 
 
 @extend_schema_view(
-    list=extend_schema(
-        summary="Aligner runs of your projects (?project=), newest first",
-        responses={200: AlignerRunSerializer(many=True), **READ_ERRORS},
-        examples=[
-            OpenApiExample(
-                "Runs",
-                value=RUN_EXAMPLE,
-                response_only=True,
-            )
-        ],
-    ),
-    retrieve=extend_schema(
-        summary="One aligner run",
-        responses={200: AlignerRunSerializer, **READ_ERRORS},
-        examples=[OpenApiExample("Run", value=RUN_EXAMPLE, response_only=True)],
+    **read_schema(
+        AlignerRunSerializer,
+        many=("Aligner runs of your projects (?project=), newest first", "Runs"),
+        one=("One aligner run", "Run"),
+        example=RUN_EXAMPLE,
     ),
     create=extend_schema(
         summary="Start the aligner on a project (a job; leads)",
@@ -93,7 +83,7 @@ class AlignerRunViewSet(
 ):
     serializer_class = AlignerRunSerializer
     filterset_class = AlignerRunFilter
-    lookup_value_regex = "[0-9]{1,18}"
+    lookup_value_regex = ID_LOOKUP
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from django.db.models import Count
 from django_filters import rest_framework as filters
-from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema_view
 from rest_framework import serializers, viewsets
 
 from annotator.api.filters import IdFilter
-from annotator.api.schema import READ_ERRORS
+from annotator.api.schema import ID_LOOKUP, read_schema
 from annotator.models import Annotation
 from annotator.selectors import access
 
@@ -66,27 +66,20 @@ class AnnotationFilter(filters.FilterSet):
 
 
 @extend_schema_view(
-    list=extend_schema(
-        summary="Annotations: all of your projects' for leads, your own for annotators",
-        responses={200: AnnotationSerializer(many=True), **READ_ERRORS},
-        examples=[
-            OpenApiExample(
-                "Annotations",
-                value=ANNOTATION_EXAMPLE,
-                response_only=True,
-            )
-        ],
-    ),
-    retrieve=extend_schema(
-        summary="One annotation (its current version)",
-        responses={200: AnnotationSerializer, **READ_ERRORS},
-        examples=[OpenApiExample("Annotation", value=ANNOTATION_EXAMPLE, response_only=True)],
+    **read_schema(
+        AnnotationSerializer,
+        many=(
+            "Annotations: all of your projects' for leads, your own for annotators",
+            "Annotations",
+        ),
+        one=("One annotation (its current version)", "Annotation"),
+        example=ANNOTATION_EXAMPLE,
     ),
 )
 class AnnotationViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = AnnotationSerializer
     filterset_class = AnnotationFilter
-    lookup_value_regex = "[0-9]{1,18}"
+    lookup_value_regex = ID_LOOKUP
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):

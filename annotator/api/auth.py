@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from annotator.api.schema import ERRORS, READ_ERRORS
+from annotator.api.schema import ERRORS, ID_LOOKUP, READ_ERRORS
 from annotator.models import ApiToken
 from annotator.services.tokens import create_token, revoke_token
 
@@ -116,7 +116,7 @@ class ObtainTokenView(APIView):
     ),
 )
 class ApiTokenViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
-    lookup_value_regex = "[0-9]{1,18}"
+    lookup_value_regex = ID_LOOKUP
     serializer_class = ApiTokenSerializer
     permission_classes = [IsAuthenticated]
     pagination_class = None

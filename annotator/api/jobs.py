@@ -7,8 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.utils import (
-    OpenApiExample,
-    extend_schema,
     extend_schema_field,
     extend_schema_view,
 )
@@ -16,7 +14,7 @@ from rest_framework import serializers, viewsets
 
 from annotator.api.filters import JobFilter
 from annotator.api.projects import RoleContextMixin
-from annotator.api.schema import READ_ERRORS
+from annotator.api.schema import ID_LOOKUP, read_schema
 from annotator.models import Job
 from annotator.selectors import access
 from annotator.selectors import jobs as job_selectors
@@ -108,25 +106,15 @@ JOB_EXAMPLE = {
 
 
 @extend_schema_view(
-    list=extend_schema(
-        summary="Jobs you may see (your projects' and your own), newest first",
-        responses={200: JobSerializer(many=True), **READ_ERRORS},
-        examples=[
-            OpenApiExample(
-                "Jobs",
-                value=JOB_EXAMPLE,
-                response_only=True,
-            )
-        ],
-    ),
-    retrieve=extend_schema(
-        summary="One job: poll it until `finished` is true",
-        responses={200: JobSerializer, **READ_ERRORS},
-        examples=[OpenApiExample("A failed import", value=JOB_EXAMPLE, response_only=True)],
+    **read_schema(
+        JobSerializer,
+        many=("Jobs you may see (your projects' and your own), newest first", "Jobs"),
+        one=("One job: poll it until `finished` is true", "A failed import"),
+        example=JOB_EXAMPLE,
     ),
 )
 class JobViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
-    lookup_value_regex = "[0-9]{1,18}"
+    lookup_value_regex = ID_LOOKUP
     serializer_class = JobSerializer
     filterset_class = JobFilter
 

@@ -11,15 +11,13 @@ from typing import Any
 from django.db.models import Prefetch, Q
 from django_filters import rest_framework as filters
 from drf_spectacular.utils import (
-    OpenApiExample,
-    extend_schema,
     extend_schema_field,
     extend_schema_view,
 )
 from rest_framework import serializers, viewsets
 
 from annotator.api.filters import BooleanFilter, IdFilter, SubcorpusFilter
-from annotator.api.schema import READ_ERRORS
+from annotator.api.schema import ID_LOOKUP, read_schema
 from annotator.models import Assignment, GoldAlignment, Project, SentencePair, Subcorpus
 from annotator.selectors import access
 from annotator.selectors.projects import subcorpus_counts
@@ -88,25 +86,15 @@ class RoleContextMixin:
 
 
 @extend_schema_view(
-    list=extend_schema(
-        summary="The projects you belong to (staff: all)",
-        responses={200: ProjectSerializer(many=True), **READ_ERRORS},
-        examples=[
-            OpenApiExample(
-                "Projects",
-                value=PROJECT_EXAMPLE,
-                response_only=True,
-            )
-        ],
-    ),
-    retrieve=extend_schema(
-        summary="One project, with your role and its counts",
-        responses={200: ProjectSerializer, **READ_ERRORS},
-        examples=[OpenApiExample("Project", value=PROJECT_EXAMPLE, response_only=True)],
+    **read_schema(
+        ProjectSerializer,
+        many=("The projects you belong to (staff: all)", "Projects"),
+        one=("One project, with your role and its counts", "Project"),
+        example=PROJECT_EXAMPLE,
     ),
 )
 class ProjectViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
-    lookup_value_regex = "[0-9]{1,18}"
+    lookup_value_regex = ID_LOOKUP
     serializer_class = ProjectSerializer
     filterset_fields: list[str] = []
 
@@ -138,31 +126,15 @@ class SubcorpusSerializer(serializers.ModelSerializer):
 
 
 @extend_schema_view(
-    list=extend_schema(
-        summary="Subcorpora of the projects you belong to (?project=)",
-        responses={200: SubcorpusSerializer(many=True), **READ_ERRORS},
-        examples=[
-            OpenApiExample(
-                "Subcorpora",
-                value={"id": 3, "project": 1, "name": "news", "pairs": 12},
-                response_only=True,
-            )
-        ],
-    ),
-    retrieve=extend_schema(
-        summary="One subcorpus",
-        responses={200: SubcorpusSerializer, **READ_ERRORS},
-        examples=[
-            OpenApiExample(
-                "Subcorpus",
-                value={"id": 3, "project": 1, "name": "news", "pairs": 12},
-                response_only=True,
-            )
-        ],
-    ),
+    **read_schema(
+        SubcorpusSerializer,
+        many=("Subcorpora of the projects you belong to (?project=)", "Subcorpora"),
+        one=("One subcorpus", "Subcorpus"),
+        example={"id": 3, "project": 1, "name": "news", "pairs": 12},
+    )
 )
 class SubcorpusViewSet(viewsets.ReadOnlyModelViewSet):
-    lookup_value_regex = "[0-9]{1,18}"
+    lookup_value_regex = ID_LOOKUP
     serializer_class = SubcorpusSerializer
     filterset_class = SubcorpusFilter
 
@@ -301,25 +273,15 @@ PAIR_EXAMPLE = {
 
 
 @extend_schema_view(
-    list=extend_schema(
-        summary="Sentence pairs, filtered and paginated",
-        responses={200: SentencePairSerializer(many=True), **READ_ERRORS},
-        examples=[
-            OpenApiExample(
-                "Pairs",
-                value=PAIR_EXAMPLE,
-                response_only=True,
-            )
-        ],
-    ),
-    retrieve=extend_schema(
-        summary="One sentence pair",
-        responses={200: SentencePairSerializer, **READ_ERRORS},
-        examples=[OpenApiExample("Pair", value=PAIR_EXAMPLE, response_only=True)],
+    **read_schema(
+        SentencePairSerializer,
+        many=("Sentence pairs, filtered and paginated", "Pairs"),
+        one=("One sentence pair", "Pair"),
+        example=PAIR_EXAMPLE,
     ),
 )
 class PairViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
-    lookup_value_regex = "[0-9]{1,18}"
+    lookup_value_regex = ID_LOOKUP
     serializer_class = SentencePairSerializer
     filterset_class = PairFilter
 

@@ -23,7 +23,7 @@ from annotator.api.errors import BadInput
 from annotator.api.filters import ReportFilter
 from annotator.api.jobs import JOB_EXAMPLE, JobSerializer
 from annotator.api.permissions import project_for_request
-from annotator.api.schema import ERRORS, READ_ERRORS
+from annotator.api.schema import ERRORS, ID_LOOKUP, READ_ERRORS
 from annotator.models import AgreementReport
 from annotator.selectors import access
 from annotator.selectors.reports import latest_report, report_freshness
@@ -124,7 +124,7 @@ class ReportViewSet(
     viewsets.GenericViewSet,
 ):
     filterset_class = ReportFilter
-    lookup_value_regex = "[0-9]{1,18}"
+    lookup_value_regex = ID_LOOKUP
 
     def get_serializer_class(self):
         return ReportSummarySerializer if self.action == "list" else ReportSerializer
