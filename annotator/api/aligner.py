@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from django.db.models import Count
 from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view
-from rest_framework import mixins, serializers, status, viewsets
-from rest_framework.response import Response
+from rest_framework import mixins, serializers, viewsets
 
 from annotator.api.filters import AlignerRunFilter
-from annotator.api.jobs import JOB_EXAMPLE, JobSerializer
+from annotator.api.jobs import JOB_EXAMPLE, JobSerializer, job_accepted
 from annotator.api.permissions import project_for_request
 from annotator.api.schema import ERRORS, ID_LOOKUP, read_schema
 from annotator.models import AlignerRun
@@ -104,5 +103,4 @@ class AlignerRunViewSet(
         job = start_seed_job(
             project=project, user=request.user, use_gold=data.validated_data["use_gold"]
         )
-        context = {"request": request, "roles": access.roles_by_project(user=request.user)}
-        return Response(JobSerializer(job, context=context).data, status=status.HTTP_202_ACCEPTED)
+        return job_accepted(request, job)

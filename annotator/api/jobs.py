@@ -10,7 +10,8 @@ from drf_spectacular.utils import (
     extend_schema_field,
     extend_schema_view,
 )
-from rest_framework import serializers, viewsets
+from rest_framework import serializers, status, viewsets
+from rest_framework.response import Response
 
 from annotator.api.filters import JobFilter
 from annotator.api.projects import RoleContextMixin
@@ -82,6 +83,12 @@ class JobSerializer(serializers.ModelSerializer):
 
     def get_url(self, job: Job) -> str:
         return f"/api/jobs/{job.pk}/"
+
+
+def job_accepted(request: Any, job: Job) -> Response:
+    """The answer of an endpoint that starts a job: 202 with the job, to poll at its ``url``."""
+    context = {"request": request, "roles": access.roles_by_project(user=request.user)}
+    return Response(JobSerializer(job, context=context).data, status=status.HTTP_202_ACCEPTED)
 
 
 JOB_EXAMPLE = {

@@ -14,14 +14,14 @@ from drf_spectacular.utils import (
     extend_schema_field,
     extend_schema_view,
 )
-from rest_framework import mixins, serializers, status, viewsets
+from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
 from annotator.api.errors import BadInput
 from annotator.api.filters import ReportFilter
-from annotator.api.jobs import JOB_EXAMPLE, JobSerializer
+from annotator.api.jobs import JOB_EXAMPLE, JobSerializer, job_accepted
 from annotator.api.permissions import project_for_request
 from annotator.api.schema import ERRORS, ID_LOOKUP, READ_ERRORS
 from annotator.models import AgreementReport
@@ -147,8 +147,7 @@ class ReportViewSet(
             job = start_report_job(project=project, user=request.user, params=params)
         except ValueError as exc:
             raise BadInput(str(exc)) from None
-        context = {"request": request, "roles": access.roles_by_project(user=request.user)}
-        return Response(JobSerializer(job, context=context).data, status=status.HTTP_202_ACCEPTED)
+        return job_accepted(request, job)
 
     @action(detail=False, methods=["get"])
     def latest(self, request):
