@@ -17,18 +17,18 @@ from annotator.api.errors import BadInput
 from annotator.api.negotiation import FileFormatNegotiation
 from annotator.api.permissions import project_for_request
 from annotator.api.schema import ERRORS
-from annotator.api.upload_fields import EncodingField, refuse_large
+from annotator.api.upload_fields import ChoiceField, EncodingField, refuse_large
 from annotator.services.evaluation import LEVELS, evaluate_alignments, gold_for_evaluation
 
 
 class EvaluateRequest(serializers.Serializer):
     file = serializers.FileField(help_text="the system's alignments")
-    format = serializers.ChoiceField(
+    format = ChoiceField(
         choices=[f for f, info in FORMATS.items() if info.carries_alignment],
         required=False,
         help_text="default: guessed from the file name",
     )
-    level = serializers.ChoiceField(choices=LEVELS, default="both")
+    level = ChoiceField(choices=LEVELS, default="both")
     include_identical = serializers.BooleanField(
         default=False, help_text="also count links between identical words"
     )

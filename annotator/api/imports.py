@@ -19,7 +19,7 @@ from annotator.api.errors import BadInput
 from annotator.api.jobs import JOB_EXAMPLE, JobSerializer, job_accepted
 from annotator.api.permissions import project_for_request
 from annotator.api.schema import ERRORS
-from annotator.api.upload_fields import EncodingField, refuse_large
+from annotator.api.upload_fields import ChoiceField, EncodingField, refuse_large
 from annotator.services import uploads
 from annotator.services.importing import (
     LOAD_MODES,
@@ -32,7 +32,7 @@ from annotator.services.importing_checks import subcorpus_problem, username_prob
 
 class ImportRequest(serializers.Serializer):
     file = serializers.FileField(help_text="the corpus, or an export zip (pharaoh/naacl)")
-    format = serializers.ChoiceField(
+    format = ChoiceField(
         choices=list(FORMATS), required=False, help_text="default: guessed from the file name"
     )
     encoding = EncodingField()
@@ -44,9 +44,9 @@ class ImportRequest(serializers.Serializer):
     target_text = serializers.FileField(
         required=False, help_text="pharaoh/naacl: target sentences; parallel: the target side"
     )
-    text_format = serializers.ChoiceField(choices=list(FORMATS), required=False)
+    text_format = ChoiceField(choices=list(FORMATS), required=False)
     sure_file = serializers.FileField(required=False, help_text="edinburgh: the sure-only file")
-    load_as = serializers.ChoiceField(
+    load_as = ChoiceField(
         choices=LOAD_MODES,
         required=False,
         allow_null=True,
@@ -55,7 +55,7 @@ class ImportRequest(serializers.Serializer):
     annotator = serializers.CharField(required=False, max_length=150)
     subcorpus = serializers.CharField(required=False, max_length=100)
     max_length_ratio = serializers.FloatField(required=False, min_value=1.0)
-    token_mismatch = serializers.ChoiceField(choices=TOKEN_MISMATCH_POLICIES, default="error")
+    token_mismatch = ChoiceField(choices=TOKEN_MISMATCH_POLICIES, default="error")
     replace_gold = serializers.BooleanField(default=False)
     dry_run = serializers.BooleanField(default=False)
 

@@ -1,5 +1,6 @@
-"""What the upload endpoints (imports, evaluate) share: the ``encoding`` field and the size
-limit of the uploaded files (``settings.API_UPLOAD_MAX_MB``)."""
+"""Fields and checks the file endpoints (imports, evaluate, export) share: the ``encoding``
+field, choices whose error lists the choices, and the size limit of uploaded files
+(``settings.API_UPLOAD_MAX_MB``)."""
 
 from __future__ import annotations
 
@@ -36,3 +37,12 @@ def refuse_large(files: Mapping[str, Any]) -> None:
     for role, upload in files.items():
         if upload is not None and upload.size > limit * 1024 * 1024:
             raise TooLarge(f"{role}: {upload.name} is larger than {limit} MB")
+
+
+class ChoiceField(serializers.ChoiceField):
+    """A choice whose error lists the choices: ``"xml" is not one of jsonl, pharaoh, ...``."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        names = ", ".join(str(choice) for choice in self.choices if choice != "")
+        self.error_messages["invalid_choice"] = f'"{{input}}" is not one of {names}.'
