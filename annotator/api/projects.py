@@ -286,19 +286,26 @@ class PairViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
     filterset_class = PairFilter
 
     def get_queryset(self):
-        from django.db.models import Exists, OuterRef
-
+        """The pairs the user may see, in import order (narrow: ids and order only)."""
         if getattr(self, "swagger_fake_view", False):
             return SentencePair.objects.none()
         user = self.request.user
         pairs = SentencePair.objects.all()
         if not user.is_staff:
-            mine = Assignment.objects.filter(
-                pair=OuterRef("pk"), annotator=user, withdrawn_at__isnull=True
-            )
+            # Two uncorrelated IN lists (the led projects, the pairs assigned to the user), so
+            # the database checks each row against two small hashed sets rather than running
+            # a correlated subquery per row.
+            led = list(access.led_project_ids(user=user))
+            mine = Assignment.objects.filter(annotator=user, withdrawn_at__isnull=True)
             pairs = pairs.filter(
-                Q(project_id__in=access.led_project_ids(user=user)) | Q(Exists(mine))
+                Q(project_id__in=[row["project_id"] for row in led])
+                | Q(pk__in=mine.values("pair_id"))
             )
+        return pairs.order_by("project_id", "position", "id")
+
+    def _with_details(self, pairs):
+        from django.db.models import Exists, OuterRef
+
         current = Assignment.objects.filter(withdrawn_at__isnull=True).select_related("annotator")
         return (
             pairs.select_related("subcorpus")
@@ -310,5 +317,21 @@ class PairViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
                     to_attr="current_assignments",
                 )
             )
-            .order_by("project_id", "position", "id")
         )
+
+    def get_object(self):
+        pair = super().get_object()
+        return self._with_details(SentencePair.objects.filter(pk=pair.pk)).get()
+
+    def list(self, request, *args, **kwargs):
+        # Paginate over ids (a narrow sort), then load the page's rows with their details:
+        # sorting whole rows (tokens, metadata) of a large project only to skip most of them
+        # was most of a deep page's time.
+        ids = self.paginate_queryset(
+            self.filter_queryset(self.get_queryset()).values_list("pk", flat=True)
+        )
+        rows = {
+            pair.pk: pair for pair in self._with_details(SentencePair.objects.filter(pk__in=ids))
+        }
+        serializer = self.get_serializer([rows[pk] for pk in ids], many=True)
+        return self.get_paginated_response(serializer.data)
