@@ -126,6 +126,7 @@ def app_env(*, database_url: str, var_dir: Path, **extra: str) -> dict[str, str]
         ALLOWED_HOSTS="127.0.0.1,localhost",
         PYTHONUNBUFFERED="1",
         DJANGO_SETTINGS_MODULE="gridalign.settings",
+        SERVE_STATIC="true",  # no proxy in front: the app serves collectstatic's output
         **extra,
     )
     return env
@@ -139,6 +140,12 @@ def manage(env: dict[str, str], *args: str, timeout: float = 180) -> str:
     if done.returncode != 0:
         raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
     return done.stdout
+
+
+def prepare(env: dict[str, str]) -> None:
+    """A fresh deployment: the schema, and the static files gathered under the var folder."""
+    manage(env, "migrate", "--no-input")
+    manage(env, "collectstatic", "--no-input", "-v", "0")
 
 
 def django_script(env: dict[str, str], code: str, timeout: float = 120) -> Any:

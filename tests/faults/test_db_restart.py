@@ -29,8 +29,9 @@ from tests.faults.processes import (
     WebServer,
     app_env,
     django_script,
-    manage,
     postgres_bin,
+    prepare,
+    wait_until,
 )
 
 CLIENTS = 4
@@ -195,7 +196,7 @@ def test_postgres_restarted_during_a_burst_of_saves_loses_no_acknowledged_save(
     private_postgres, tmp_path
 ):
     env = app_env(database_url=private_postgres.create_database("gridalign"), var_dir=tmp_path)
-    manage(env, "migrate", "--no-input")
+    prepare(env)
     people = django_script(env, SETUP.format(clients=CLIENTS))
     server = WebServer(env, workers=2)
     server.start()
@@ -213,8 +214,6 @@ def test_postgres_restarted_during_a_burst_of_saves_loses_no_acknowledged_save(
 
         # a burst whose first saves are acknowledged, then the restart in the middle of it
         threads = burst(0, SAVES_BEFORE + SAVES_AFTER)
-        from tests.faults.processes import wait_until
-
         wait_until(
             lambda: all(len(c.acknowledged) >= SAVES_BEFORE // 2 for c in clients),
             timeout=60,
