@@ -127,8 +127,8 @@ def app_env(*, database_url: str, var_dir: Path, **extra: str) -> dict[str, str]
         PYTHONUNBUFFERED="1",
         DJANGO_SETTINGS_MODULE="gridalign.settings",
         SERVE_STATIC="true",  # no proxy in front: the app serves collectstatic's output
-        **extra,
     )
+    env.update(extra)
     return env
 
 
@@ -157,8 +157,16 @@ class WebServer:
     """gunicorn serving this checkout on 127.0.0.1:port; ``kill()`` is SIGKILL to the whole
     process group (master and workers), ``start()`` brings it back on the same port."""
 
-    def __init__(self, env: dict[str, str], *, port: int | None = None, workers: int = 2) -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        *,
+        port: int | None = None,
+        workers: int = 2,
+        access_log: bool = True,
+    ) -> None:
         self.env, self.port, self.workers = env, port or free_port(), workers
+        self.access_log = access_log
         self.process: subprocess.Popen[str] | None = None
         self.lines: list[str] = []
 
@@ -171,7 +179,8 @@ class WebServer:
             [
                 sys.executable, "-m", "gunicorn", "gridalign.wsgi:application",
                 "--bind", f"127.0.0.1:{self.port}", "--workers", str(self.workers),
-                "--timeout", "60", "--graceful-timeout", "2", "--access-logfile", "-",
+                "--timeout", "60", "--graceful-timeout", "2",
+                *(["--access-logfile", "-"] if self.access_log else []),
             ],
             cwd=REPO_ROOT, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             text=True, start_new_session=True,
