@@ -27,10 +27,19 @@ SAVES_PER_PAIR = int(os.environ.get("LOAD_SAVES_PER_PAIR", "10"))
 _credentials = json.loads(open(os.environ["LOAD_CREDENTIALS"]).read())  # noqa: SIM115
 _next_user = itertools.count()
 # what every simulated user saw: kept in this process, written once when the test stops
-RESULT: dict = {"acknowledged": [], "latency": {}, "status": {}, "conflicts": 0, "retries": 0}
+RESULT: dict = {
+    "acknowledged": [],
+    "latency": {},  # from the moment every user has logged in (the steady state)
+    "ramp_up": {},  # before that: logins hash passwords and crowd the CPU
+    "status": {},
+    "conflicts": 0,
+    "retries": 0,
+}
+_logged_in = itertools.count(1)
 
 
 def record(name: str, started: float, status: int) -> None:
+    """One answer's latency (ms) and status; statuses are counted over the whole run."""
     RESULT["latency"].setdefault(name, []).append((time.perf_counter() - started) * 1000)
     key = f"{name} {status}"
     RESULT["status"][key] = RESULT["status"].get(key, 0) + 1
@@ -48,6 +57,7 @@ class Annotator(HttpUser):
     def on_start(self) -> None:
         me = _credentials[next(_next_user) % len(_credentials)]
         self.client.get("/accounts/login/", name="login page")
+        started = time.perf_counter()
         response = self.client.post(
             "/accounts/login/",
             data={
@@ -58,10 +68,13 @@ class Annotator(HttpUser):
             name="login",
             allow_redirects=False,
         )
+        record("login", started, response.status_code)
         if response.status_code != 302:
             raise RuntimeError(f"login of {me['username']} answered {response.status_code}")
         queue = self.client.get("/api/assignments/?page_size=1000", name="queue").json()
         self.queue = [row["id"] for row in queue["results"]]
+        if next(_logged_in) == self.environment.runner.target_user_count:
+            RESULT["ramp_up"], RESULT["latency"] = RESULT["latency"], {}
         self.turn = 0
         self.pair_index = -1
         self.saves_here = SAVES_PER_PAIR  # open a pair on the first tick
