@@ -65,6 +65,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # first: a database that is away (restart, failover) answers 503 + Retry-After, not 500
+    "annotator.middleware.DatabaseUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files from STATIC_ROOT (collectstatic), straight after the HTTPS redirect: no
     # session or database work for them. With DEBUG on, runserver serves the sources.

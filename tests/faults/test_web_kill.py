@@ -1,0 +1,127 @@
+"""The web server killed mid-save (issue 10): the save the browser had sent is never answered;
+the grid keeps the edit in the browser (localStorage) and shows "offline", and once the server
+is started again on the same port the offline queue delivers it — no reload, nothing lost.
+
+A real gunicorn (master and workers in their own process group) on a temporary SQLite file
+serves the pages; Chromium drives the grid. To be sure the kill lands while a save is in
+flight, the server is frozen (SIGSTOP) before the edit: the browser's PUT is accepted by the
+kernel and waits unanswered; then the whole group is killed with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+from tests.e2e.conftest import chromium_browser, page  # noqa: F401 - fixtures, found by name
+from tests.faults.processes import WebServer, app_env, django_script, prepare
+
+pytestmark = [pytest.mark.e2e]
+
+ARTIFACTS = REPO_ROOT / "var" / "test-artifacts"
+PASSWORD = "web-kill-password-1"
+PENDING = (
+    "Object.keys(localStorage).filter(k => k.startsWith('gridalign:pending:'))"
+    ".map(k => JSON.parse(localStorage[k]))"
+)
+
+SETUP = f"""
+import json
+from django.contrib.auth import get_user_model
+from annotator.models import Assignment, Membership, Project, SentencePair
+project = Project.objects.create(name="web kill")
+user = get_user_model().objects.create_user("ann", password="{PASSWORD}")
+Membership.objects.create(project=project, user=user, role="annotator")
+pair = SentencePair.objects.create(
+    project=project, external_id="p0", position=0,
+    source_tokens="the two sides reached an agreement".split(),
+    target_tokens="both parties arrived at a deal".split(),
+)
+print(json.dumps(Assignment.objects.create(pair=pair, annotator=user).pk))
+"""
+
+STORED = """
+import json
+from annotator.models import Annotation, AnnotationRevision
+a = Annotation.objects.filter(assignment_id={pk}).first()
+print(json.dumps(None if a is None else {{
+    "version": a.version, "links": a.links,
+    "revisions": list(AnnotationRevision.objects.filter(annotation=a).values_list("version", flat=True)),
+}}))
+"""
+
+
+def shot(tab, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    tab.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+@pytest.fixture
+def web_server(tmp_path: Path):
+    env = app_env(database_url=f"sqlite:///{tmp_path}/web-kill.sqlite3", var_dir=tmp_path)
+    prepare(env)
+    assignment = django_script(env, SETUP)
+    server = WebServer(env, workers=2)
+    server.start()
+    yield server, env, assignment
+    server.stop()
+
+
+def test_a_save_in_flight_when_the_server_is_killed_lands_after_the_restart(request, web_server):
+    from playwright.sync_api import expect
+
+    tab = request.getfixturevalue("page")  # Chromium (tests/e2e/conftest.py)
+    server, env, assignment = web_server
+    base = server.url
+    tab.goto(base + "/accounts/login/")
+    tab.fill("input[name=username]", "ann")
+    tab.fill("input[name=password]", PASSWORD)
+    tab.click("button[type=submit]")
+    tab.wait_for_url(lambda url: "/accounts/login/" not in url)
+    tab.goto(f"{base}/annotate/{assignment}/")
+    try:
+        tab.wait_for_selector("#annotate[data-ready='1']", timeout=30_000)
+    except Exception:
+        shot(tab, "web-kill-not-ready")
+        raise AssertionError(f"the grid did not load:\n{server.log}") from None
+    indicator = tab.locator("[data-save-state]")
+
+    def cell(i: int, j: int):
+        return tab.locator(f"[role=grid] td[data-i='{i}'][data-j='{j}']")
+
+    # a first save lands normally
+    cell(0, 0).click()
+    expect(indicator).to_have_attribute("data-save-state", "saved", timeout=15_000)
+    assert django_script(env, STORED.format(pk=assignment))["links"] == [[0, 0, "S"]]
+
+    # freeze the server, edit: the autosave's PUT goes out and waits unanswered...
+    os.killpg(server.process.pid, signal.SIGSTOP)
+    with tab.expect_request(lambda r: r.method == "PUT" and "/annotation/" in r.url):
+        cell(3, 2).click()
+    time.sleep(0.3)
+    server.kill()  # ...and the server dies under it (SIGKILL to master and workers)
+    expect(indicator).to_have_attribute("data-save-state", "offline", timeout=15_000)
+    cell(5, 5).click()  # an edit made while the server is down joins the queue
+    stored = tab.evaluate(PENDING)
+    assert len(stored) == 1 and {(i, j) for i, j, _ in stored[0]["links"]} == {
+        (0, 0),
+        (3, 2),
+        (5, 5),
+    }
+    assert stored[0]["version"] == 1, "the pending edit is based on the saved version"
+    shot(tab, "web-kill-offline")
+    assert django_script(env, STORED.format(pk=assignment))["version"] == 1, "nothing landed"
+
+    # the server comes back on the same port: the browser's retry delivers the edit
+    server.start()
+    expect(indicator).to_have_attribute("data-save-state", "saved", timeout=45_000)
+    shot(tab, "web-kill-delivered")
+    landed = django_script(env, STORED.format(pk=assignment))
+    assert sorted(map(tuple, landed["links"])) == [(0, 0, "S"), (3, 2, "S"), (5, 5, "S")]
+    assert landed["version"] == 2 and landed["revisions"] == [1, 2], "delivered exactly once"
+    assert tab.evaluate(PENDING) == [], "the browser's copy is cleared once it landed"
