@@ -296,5 +296,6 @@ def assignment_action(
 @lead_page
 def adjudication_list(request: HttpRequest, project: Project) -> HttpResponse:
     rows = adjudication_selectors.pairs_to_adjudicate(project=project)
+    page = Paginator(rows, 100).get_page(request.GET.get("page"))
     return render(request, "annotator/lead_adjudication_list.html", {"project": project,
-                                                                       "rows": rows})  # fmt: skip
+                                                                       "rows": page})  # fmt: skip
