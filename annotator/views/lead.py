@@ -241,10 +241,13 @@ def progress_page(request: HttpRequest, project: Project) -> HttpResponse:
     reassign_to = Membership.objects.filter(
         project=project, role=Membership.Role.ANNOTATOR
     ).select_related("user")
+    query = request.GET.copy()
+    query.pop("page", None)
     context = {
         "project": project,
         "progress": progress_selectors.project_progress(project=project),
         "work": page,
+        "query": query.urlencode(),
         "annotator": annotator,
         "annotators": sorted(m.user.get_username() for m in reassign_to),
         "reassign_to": sorted(reassign_to, key=lambda m: m.user.get_username()),
