@@ -10,8 +10,9 @@ from typing import Any
 
 from django.db.models import Count, Q
 
-from annotator.models import Annotation, Assignment, GoldAlignment, Project, SentencePair
+from annotator.models import Assignment, GoldAlignment, Project, SentencePair
 from annotator.selectors.grid import pair_data
+from annotator.selectors.reports import ab_order
 
 # Overlay classes of a cell, as the grid's overlay mode marks them.
 BOTH_SURE, BOTH_POSSIBLE, MISMATCH, ONLY_A, ONLY_B = (
@@ -66,14 +67,16 @@ def combine(a: list[list[Any]] | None, b: list[list[Any]] | None) -> dict[str, A
 
 
 def sides(*, pair: SentencePair) -> tuple[Side | None, Side | None]:
-    """The active slot-1 and slot-2 assignments of ``pair`` with their current links."""
-    found: dict[int, Side] = {}
-    for a in Assignment.objects.filter(
-        pair=pair, withdrawn_at__isnull=True, slot__in=[1, 2]
-    ).select_related("annotator"):
-        ann = Annotation.objects.filter(assignment=a).only("links").first()
-        found[a.slot] = Side(a, ann.links if ann else None)
-    return found.get(1), found.get(2)
+    """A and B of ``pair``: its first two active assignments in the report's order (slot 1, slot
+    2, then assignments without a slot — an import's annotators — by id), with their links.
+    The disagreement browser and Table 3 compare the same two."""
+    rows = ab_order(Assignment.objects.filter(pair=pair, withdrawn_at__isnull=True))
+    found: list[Side | None] = []
+    for a in rows.select_related("annotator", "annotation")[:2]:
+        annotation = getattr(a, "annotation", None)  # None: never saved
+        found.append(Side(a, annotation.links if annotation else None))
+    found += [None] * (2 - len(found))
+    return found[0], found[1]
 
 
 def adjudication_payload(*, pair: SentencePair) -> dict[str, Any]:
@@ -125,32 +128,24 @@ def adjudication_payload(*, pair: SentencePair) -> dict[str, Any]:
 
 
 def pairs_to_adjudicate(*, project: Project) -> list[dict[str, Any]]:
-    """Doubly annotated pairs: how many of the two submitted, and their gold's state."""
+    """Non-trial pairs with two or more active assignments (doubly annotated, or an import's
+    annotators): how many of them are submitted, and the pair's gold."""
+    active = Q(assignments__withdrawn_at__isnull=True)
     rows = (
-        SentencePair.objects.filter(project=project)
+        SentencePair.objects.filter(project=project, is_trial=False)
         .annotate(
-            doubles=Count(
-                "assignments",
-                filter=Q(assignments__withdrawn_at__isnull=True, assignments__slot__in=[1, 2]),
-            ),
+            annotators=Count("assignments", filter=active),
             submitted=Count(
                 "assignments",
-                filter=Q(
-                    assignments__withdrawn_at__isnull=True,
-                    assignments__slot__in=[1, 2],
-                    assignments__status=Assignment.Status.SUBMITTED,
-                ),
+                filter=active & Q(assignments__status=Assignment.Status.SUBMITTED),
             ),
         )
-        .filter(doubles__gte=2)
+        .filter(annotators__gte=2)
         .select_related("subcorpus", "gold")
         .order_by("position", "id")
     )
     return [
-        {
-            "pair": p,
-            "submitted": p.submitted,
-            "gold": getattr(p, "gold", None),
-        }
+        {"pair": p, "annotators": p.annotators, "submitted": p.submitted,
+         "gold": getattr(p, "gold", None)}
         for p in rows
-    ]
+    ]  # fmt: skip

@@ -79,14 +79,15 @@ def final_assignments(*, project: Project, include_trial: bool = False) -> Query
     return qs if include_trial else qs.filter(pair__is_trial=False)
 
 
-def _ab_order(qs: QuerySet[Assignment]) -> QuerySet[Assignment]:
+def ab_order(qs: QuerySet[Assignment]) -> QuerySet[Assignment]:
+    """Assignments in A/B order: per pair, slot 1, slot 2, then no slot, then by id."""
     return qs.order_by("pair_id", F("slot").asc(nulls_last=True), "id")
 
 
 def input_keys(*, project: Project, include_trial: bool = False) -> InputKeys:
     """The light identity of the inputs (three queries, no links, no tokens)."""
     keys = InputKeys()
-    qs = _ab_order(final_assignments(project=project, include_trial=include_trial))
+    qs = ab_order(final_assignments(project=project, include_trial=include_trial))
     for values in qs.values_list(
         "pair_id",
         "id",

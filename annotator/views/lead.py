@@ -241,10 +241,13 @@ def progress_page(request: HttpRequest, project: Project) -> HttpResponse:
     reassign_to = Membership.objects.filter(
         project=project, role=Membership.Role.ANNOTATOR
     ).select_related("user")
+    query = request.GET.copy()
+    query.pop("page", None)
     context = {
         "project": project,
         "progress": progress_selectors.project_progress(project=project),
         "work": page,
+        "query": query.urlencode(),
         "annotator": annotator,
         "annotators": sorted(m.user.get_username() for m in reassign_to),
         "reassign_to": sorted(reassign_to, key=lambda m: m.user.get_username()),
@@ -296,5 +299,6 @@ def assignment_action(
 @lead_page
 def adjudication_list(request: HttpRequest, project: Project) -> HttpResponse:
     rows = adjudication_selectors.pairs_to_adjudicate(project=project)
+    page = Paginator(rows, 100).get_page(request.GET.get("page"))
     return render(request, "annotator/lead_adjudication_list.html", {"project": project,
-                                                                       "rows": rows})  # fmt: skip
+                                                                       "rows": page})  # fmt: skip

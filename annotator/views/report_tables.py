@@ -101,7 +101,10 @@ def report_tables(result: dict) -> dict[str, Table]:
     agreement = result.get("agreement", {})
     sub = [Column("subcorpus", "Subcorpus")]
     who = [Column("annotator", "Annotator"), *sub]
-    seed_note = "The seed is the test side and the annotator the reference, as in the paper."
+    seed_note = (
+        "The seed is the test side and the annotator the reference, as in the paper; only "
+        "pairs with a seed count (Seed with aligner on the project page makes them)."
+    )
     tables = [
         _score_table(
             "word",
@@ -184,6 +187,7 @@ def report_tables(result: dict) -> dict[str, Table]:
                 Column("rng_seed", "Seed", INT),
             ],
             _per_level(agreement.get("kappa_c", {}), lambda k: [k]),
+            "κ_C needs the seed the annotators started from: pairs without one are left out.",
         )
     )
     by_length = agreement.get("by_length", {})

@@ -175,3 +175,44 @@ def test_lead_pages_render_for_a_lead(client_for, lead, double):
         assert client.get(url).status_code == 200, url
     listing = client.get(f"/projects/{p}/adjudicate/").content.decode()
     assert page_url(double) in listing and "2 of 2" in listing
+
+
+def payload(client, pair) -> dict:
+    html = client.get(page_url(pair)).content.decode()
+    return json.loads(html.split('id="adjudication-data" type="application/json">')[1]
+                      .split("</script>")[0])  # fmt: skip
+
+
+def test_an_imports_annotators_open_as_the_reports_a_and_b(client_for, lead, pair, make_user):
+    """Three annotators loaded by an import (no slots): the overlay shows the first two by
+    assignment order, the same A and B as Table 3 and the disagreement browser; the list of
+    pairs to adjudicate has the pair with its three annotators."""
+    from annotator.selectors.disagreements import disagreements
+
+    people = [make_user(name) for name in ("zed", "amy", "bob")]
+    for user, links in zip(people, (A, B, A[:1]), strict=True):
+        pair.project.memberships.create(user=user, role="annotator")
+        save_work(Assignment.objects.create(pair=pair, annotator=user), links, submit=True)
+    client = client_for(lead)
+    data = payload(client, pair)
+    assert (data["a"]["annotator"], data["b"]["annotator"]) == ("zed", "amy")
+    assert data["a"]["links"] == A and data["b"]["links"] == B
+    row = disagreements(project=pair.project).rows[0]
+    assert (row.first, row.second) == ("zed", "amy")
+    listing = client.get(f"/projects/{pair.project_id}/adjudicate/").content.decode()
+    assert page_url(pair) in listing and "3 of 3" in listing
+
+
+def test_slots_come_before_assignment_order_and_withdrawn_work_is_left_out(
+    client_for, lead, double, make_user
+):
+    late = make_user("early_id_no_slot")
+    double.project.memberships.create(user=late, role="annotator")
+    save_work(Assignment.objects.create(pair=double, annotator=late), B, submit=True)
+    data = payload(client_for(lead), double)
+    assert (data["a"]["annotator"], data["b"]["annotator"]) == ("annotator_user",
+                                                                "second_annotator")  # fmt: skip
+    Assignment.objects.filter(pair=double, slot=1).update(withdrawn_at="2026-01-01T00:00:00Z")
+    data = payload(client_for(lead), double)
+    assert (data["a"]["annotator"], data["b"]["annotator"]) == ("second_annotator",
+                                                                "early_id_no_slot")  # fmt: skip

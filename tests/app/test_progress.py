@@ -83,3 +83,19 @@ def test_the_page_shows_time_edit_rate_and_flags(client_for, lead, project, work
     assert "mtc-0" in html  # the work list
     filtered = client_for(lead).get(f"/projects/{project.pk}/progress/?annotator=ann1")
     assert "news-1" not in filtered.content.decode().split('id="work"')[1]
+
+
+def test_the_pager_keeps_the_filters_and_the_anchor():
+    from django.core.paginator import Paginator
+    from django.template.loader import render_to_string
+
+    page = Paginator(range(250), 100).get_page(2)
+    html = render_to_string(
+        "annotator/_pager.html", {"page": page, "query": "annotator=amy", "anchor": "#work"}
+    )
+    assert 'href="?annotator=amy&amp;page=1#work"' in html
+    assert 'href="?annotator=amy&amp;page=3#work"' in html and "Page 2 of 3" in html
+    only = Paginator(range(5), 100).get_page(1)
+    assert "Page" not in render_to_string("annotator/_pager.html", {"page": only})
+    first = render_to_string("annotator/_pager.html", {"page": Paginator(range(250), 100).page(1)})
+    assert 'href="?page=2"' in first and "Previous" not in first
