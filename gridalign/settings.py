@@ -232,6 +232,8 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 # A running job whose heartbeat is older than this is declared dead (seconds).
 JOB_STALE_AFTER = env_int("JOB_STALE_AFTER", 120, minimum=5)
+# A queued job that no worker has started after this long is failed: its message was lost.
+JOB_QUEUED_MAX = env_int("JOB_QUEUED_MAX", 6 * 3600, minimum=60)
 # Celery beat (exactly one per deployment: `rundev` embeds it, docker-compose has a `beat`
 # service) sweeps for such jobs every JOB_SWEEP_EVERY seconds; workers also sweep on start.
 JOB_SWEEP_EVERY = env_int("JOB_SWEEP_EVERY", 60, minimum=5)
