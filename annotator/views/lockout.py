@@ -19,7 +19,7 @@ def lockout_message(minutes: int) -> str:
     return (
         f"Too many failed logins for this username from your address: logging in is locked "
         f"for {minutes} minute{'s' if minutes != 1 else ''}. Wait, then try again with the "
-        "right password (a lead or an administrator can reset it)."
+        "right password (an administrator can reset a forgotten one)."
     )
 
 
