@@ -154,13 +154,11 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "annotator.views.lockout.locked_out"
 # The client's address: REMOTE_ADDR, unless NUM_PROXIES trusted proxies in front append to
-# X-Forwarded-For (then the address they saw). Never a header the client alone controls, or
-# one spoofed X-Forwarded-For per attempt would escape the lockout (and DRF's throttles).
+# X-Forwarded-For (then the address the outermost of them saw), as DRF's throttles read it.
+# Never a header the client alone controls, or one forged X-Forwarded-For per attempt would
+# escape the lockout; and behind a proxy not REMOTE_ADDR, or every client would share one.
 NUM_PROXIES = env_int("NUM_PROXIES", 0, minimum=0)
-AXES_IPWARE_PROXY_COUNT = NUM_PROXIES or None
-AXES_IPWARE_META_PRECEDENCE_ORDER = (
-    ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if NUM_PROXIES else ("REMOTE_ADDR",)
-)
+AXES_CLIENT_IP_CALLABLE = "annotator.views.lockout.client_address"
 
 REST_FRAMEWORK = {
     "NUM_PROXIES": NUM_PROXIES,
