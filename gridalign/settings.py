@@ -156,13 +156,11 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "annotator.views.lockout.locked_out"
 # The client's address: REMOTE_ADDR, unless NUM_PROXIES trusted proxies in front append to
-# X-Forwarded-For (then the address they saw). Never a header the client alone controls, or
-# one spoofed X-Forwarded-For per attempt would escape the lockout (and DRF's throttles).
+# X-Forwarded-For (then the address the outermost of them saw), as DRF's throttles read it.
+# Never a header the client alone controls, or one forged X-Forwarded-For per attempt would
+# escape the lockout; and behind a proxy not REMOTE_ADDR, or every client would share one.
 NUM_PROXIES = env_int("NUM_PROXIES", 0, minimum=0)
-AXES_IPWARE_PROXY_COUNT = NUM_PROXIES or None
-AXES_IPWARE_META_PRECEDENCE_ORDER = (
-    ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if NUM_PROXIES else ("REMOTE_ADDR",)
-)
+AXES_CLIENT_IP_CALLABLE = "annotator.views.lockout.client_address"
 
 REST_FRAMEWORK = {
     "NUM_PROXIES": NUM_PROXIES,
@@ -234,6 +232,8 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 # A running job whose heartbeat is older than this is declared dead (seconds).
 JOB_STALE_AFTER = env_int("JOB_STALE_AFTER", 120, minimum=5)
+# A queued job that no worker has started after this long is failed: its message was lost.
+JOB_QUEUED_MAX = env_int("JOB_QUEUED_MAX", 6 * 3600, minimum=60)
 # Celery beat (exactly one per deployment: `rundev` embeds it, docker-compose has a `beat`
 # service) sweeps for such jobs every JOB_SWEEP_EVERY seconds; workers also sweep on start.
 JOB_SWEEP_EVERY = env_int("JOB_SWEEP_EVERY", 60, minimum=5)

@@ -12,8 +12,11 @@ Decisions:
 
 * a job is claimed atomically (``queued`` → ``running``); a redelivered message for a job that
   is running or finished does nothing, so non-idempotent work never runs twice;
-* only *running* jobs go stale: a queued job may wait legitimately behind a long one, and a
-  job whose message could not be published is failed at once by :func:`start_job`;
+* a *running* job goes stale after JOB_STALE_AFTER seconds without a heartbeat; a queued one
+  may wait legitimately behind a long job, so it is failed only after JOB_QUEUED_MAX seconds
+  (its message was lost, e.g. Redis restarted without persistence) — else, for a kind that runs
+  one at a time per project, it would block that project's button for good. A job whose
+  message could not be published is failed at once by :func:`start_job`;
 * finished states are final: a late progress write or success cannot revive a failed job.
 """
 
@@ -278,7 +281,8 @@ def fail_job(*, job_id: int, message: str, error: str) -> bool:
 
 
 def fail_stale_jobs(*, now: datetime | None = None) -> int:
-    """Fail running jobs whose heartbeat is older than JOB_STALE_AFTER seconds; return how many.
+    """Fail running jobs whose heartbeat is older than JOB_STALE_AFTER seconds, and queued
+    jobs older than JOB_QUEUED_MAX seconds; return how many.
 
     The reason names the last heartbeat. Each job is updated only if its heartbeat is still the
     stale one read here, so a beat that lands meanwhile keeps the job alive.
@@ -303,9 +307,25 @@ def fail_stale_jobs(*, now: datetime | None = None) -> int:
         ).update(
             status=Job.Status.FAILED, message="Failed: worker lost", error=error, finished_at=now
         )
+    failed += _fail_jobs_never_picked_up(now=now)
     if failed:
         logger.warning("failed %d stale job(s)", failed)
     return failed
+
+
+def _fail_jobs_never_picked_up(*, now: datetime) -> int:
+    """Queued jobs older than JOB_QUEUED_MAX seconds: no worker took their message. Should it
+    still arrive, ``run_job`` finds the job no longer queued and leaves it alone."""
+    limit = settings.JOB_QUEUED_MAX
+    error = (
+        f"No worker started this job within JOB_QUEUED_MAX ({limit} s) of its creation: its "
+        "message was probably lost (the broker restarted) or no worker is running. Start it again."
+    )
+    return Job.objects.filter(
+        status=Job.Status.QUEUED, created_at__lt=now - timedelta(seconds=limit)
+    ).update(
+        status=Job.Status.FAILED, message="Failed: never started", error=error, finished_at=now
+    )
 
 
 def default_heartbeat_interval() -> float:

@@ -1,6 +1,7 @@
-"""What a locked-out login gets (django-axes' ``AXES_LOCKOUT_CALLABLE``): 429 with a message
-saying why and for how long, as JSON for the API and JSON clients, else the login page's look.
-``Retry-After`` gives the cool-off in seconds."""
+"""django-axes' hooks: what a locked-out login gets (``AXES_LOCKOUT_CALLABLE``: 429 with a
+message saying why and for how long, as JSON for the API and JSON clients, else the login
+page's look; ``Retry-After`` gives the cool-off in seconds) and whose address a login attempt
+comes from (``AXES_CLIENT_IP_CALLABLE``)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,22 @@ def lockout_message(minutes: int) -> str:
     return (
         f"Too many failed logins for this username from your address: logging in is locked "
         f"for {minutes} minute{'s' if minutes != 1 else ''}. Wait, then try again with the "
-        "right password (a lead or an administrator can reset it)."
+        "right password (an administrator can reset a forgotten one)."
     )
+
+
+def client_address(request: HttpRequest) -> str | None:
+    """REMOTE_ADDR; behind ``NUM_PROXIES`` trusted proxies, the address the outermost of them
+    appended to X-Forwarded-For (what DRF's throttles use: ``rest_framework.throttling``).
+    Anything a client wrote into X-Forwarded-For itself sits further left and is ignored."""
+    remote = request.META.get("REMOTE_ADDR")
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR")
+    if not settings.NUM_PROXIES or not forwarded:
+        return remote
+    addresses = [a.strip() for a in forwarded.split(",") if a.strip()]
+    if not addresses:
+        return remote
+    return addresses[-min(settings.NUM_PROXIES, len(addresses))]
 
 
 def locked_out(

@@ -104,3 +104,17 @@ def test_the_same_username_from_another_address_is_not_locked(client, lead):
         form_login(client, "wrong", REMOTE_ADDR="198.51.100.7")
     assert form_login(client, PASSWORD, REMOTE_ADDR="198.51.100.7").status_code == 429
     assert form_login(client, PASSWORD, REMOTE_ADDR="203.0.113.9").status_code == 302
+
+
+def test_behind_a_proxy_the_address_it_saw_counts_not_the_forged_part(client, lead, settings):
+    """NUM_PROXIES=1: the proxy appends the address it saw to X-Forwarded-For. Two people
+    behind it are told apart; what a client forged in front of that is ignored."""
+    settings.NUM_PROXIES = 1
+    proxy = {"REMOTE_ADDR": "10.0.0.2"}
+    for i in range(LIMIT):
+        forged = f"198.51.100.{i}, 192.0.2.10"  # "<forged by the client>, <added by the proxy>"
+        form_login(client, "wrong", HTTP_X_FORWARDED_FOR=forged, **proxy)
+    locked = form_login(client, PASSWORD, HTTP_X_FORWARDED_FOR="192.0.2.10", **proxy)
+    assert locked.status_code == 429
+    other = form_login(client, PASSWORD, HTTP_X_FORWARDED_FOR="192.0.2.77", **proxy)
+    assert other.status_code == 302  # a colleague behind the same proxy logs in

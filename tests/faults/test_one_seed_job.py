@@ -4,12 +4,14 @@ project's seed job is queued or running, a new request gets that job back."""
 from __future__ import annotations
 
 import threading
+from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from annotator.models import Job, Project
-from annotator.services.jobs import start_job
+from annotator.services.jobs import fail_stale_jobs, start_job
 from annotator.services.seeding import start_seed_job
 from tests.conftest import need
 
@@ -88,3 +90,21 @@ def test_concurrent_seed_requests_on_postgresql_make_one_job(lead, project):
     assert len(ids) == 5 and len(set(ids)) == 1
     assert sent == ids[:1]  # dispatched once, after its transaction committed
     assert Job.objects.filter(project=project, kind="seed").count() == 1
+
+
+@pytest.mark.django_db
+def test_a_seed_job_whose_message_was_lost_does_not_block_the_project_for_good(
+    settings, client_for, lead, project
+):
+    """A queued job no worker ever took (Redis restarted without persistence) would be handed
+    back to every click: the sweep fails it after JOB_QUEUED_MAX, and Seed works again."""
+    settings.JOB_QUEUED_MAX = 3600
+    client = client_for(lead)
+    lost = seed(client, project, use_gold=False).json()["id"]
+    fresh = Job.objects.create(kind="seed", project=Project.objects.create(name="Other"))
+    Job.objects.filter(pk=lost).update(created_at=timezone.now() - timedelta(hours=2))
+    assert fail_stale_jobs() == 1
+    job = Job.objects.get(pk=lost)
+    assert job.status == "failed" and "JOB_QUEUED_MAX" in job.error
+    assert Job.objects.get(pk=fresh.pk).status == "queued"  # waiting for an hour is fine
+    assert seed(client, project, use_gold=False).json()["id"] != lost
