@@ -77,11 +77,13 @@ def evaluate_alignments(
         raise ValueError(f"pair {bare.id!r} has no alignment (a text-only file?)")
     gold = gold_for_evaluation(project=project) if gold is None else gold
     gold_by_id = {p.id: p for p in gold}
+    # Only the file's ids without gold are looked up (why: unknown, trial, no gold yet); two
+    # lists of every id in the query made the database compare each pair with each id.
+    without_gold = sorted({p.id for p in system if p.id not in gold_by_id})
     others = dict(
-        SentencePair.objects.filter(project=project)
-        .exclude(external_id__in=gold_by_id)
-        .filter(external_id__in=[p.id for p in system])
-        .values_list("external_id", "is_trial")
+        SentencePair.objects.filter(project=project, external_id__in=without_gold).values_list(
+            "external_id", "is_trial"
+        )
     )
 
     matched: list[tuple[AlignedPair, AlignedPair]] = []
