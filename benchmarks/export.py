@@ -86,6 +86,7 @@ def gold_project(n: int, seed: int, name: str = "bench"):
     """A project with ``n`` gold pairs (5-40 tokens, ~1 link per token, 3 subcorpora), a lead
     and a token for them. Returns (project, token key)."""
     from django.contrib.auth import get_user_model
+    from django.db import connection
 
     from annotator.models import GoldAlignment, Membership, Project, SentencePair, Subcorpus
     from annotator.services.tokens import create_token
@@ -120,6 +121,8 @@ def gold_project(n: int, seed: int, name: str = "bench"):
             for p, links in zip(created, golds, strict=True)
         )
     _, key = create_token(user=lead, name="bench")
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")  # as autovacuum would: planner statistics for the new rows
     return project, key
 
 

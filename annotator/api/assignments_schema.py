@@ -115,6 +115,7 @@ class AssignmentExamples(OpenApiViewExtension):
 
         stale = OpenApiResponse(ConflictSerializer, **STALE)
         bad_links = OpenApiResponse(LinksErrorSerializer, **BAD_LINKS)
+        refusals = {400: bad_links, 403: SUBMITTED, 409: stale}  # a save's, and a submit's
 
         def answers(ok, more=None):
             return {200: ok, **(more or {}), **READ_ERRORS}
@@ -147,10 +148,7 @@ class AssignmentExamples(OpenApiViewExtension):
                 methods=["PUT"],
                 summary="Save my annotation (autosave); 409 when `version` is stale",
                 request=AnnotationInputSerializer,
-                responses=answers(
-                    SaveResultSerializer,
-                    {400: bad_links, 403: SUBMITTED, 409: stale},
-                ),
+                responses=answers(SaveResultSerializer, refusals),
                 examples=[
                     OpenApiExample("Edit", value=EDIT, request_only=True),
                     *_ok("Saved", SAVED),
@@ -163,10 +161,7 @@ class AssignmentExamples(OpenApiViewExtension):
             @extend_schema(
                 summary="Save and submit my annotation; answers with the next pair",
                 request=AnnotationInputSerializer,
-                responses=answers(
-                    SubmitResultSerializer,
-                    {400: bad_links, 403: SUBMITTED, 409: stale},
-                ),
+                responses=answers(SubmitResultSerializer, refusals),
                 examples=[
                     OpenApiExample("Submit", value=EDIT, request_only=True),
                     *_ok(

@@ -12,13 +12,13 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from alignment_core.formats import FORMATS, guess_format, parse_pairs
+from alignment_core.formats import FORMATS
 from annotator.api.errors import BadInput
 from annotator.api.negotiation import FileFormatNegotiation
 from annotator.api.permissions import project_for_request
 from annotator.api.schema import ERRORS
 from annotator.api.upload_fields import ChoiceField, EncodingField, refuse_large
-from annotator.services.evaluation import LEVELS, evaluate_alignments, gold_for_evaluation
+from annotator.services.evaluation import LEVELS, EvaluationRefused, SystemFile, evaluate_file
 
 
 class EvaluateRequest(serializers.Serializer):
@@ -95,43 +95,22 @@ class EvaluateView(APIView):
         form.is_valid(raise_exception=True)
         data = form.validated_data
         refuse_large({role: data.get(role) for role in ("file", "source_text", "target_text")})
-        upload = data["file"]
-        fmt = data.get("format") or guess_format(upload.name)
-        if fmt is None:
-            raise BadInput(
-                f"format: cannot tell the format of {upload.name!r} from its name; give format"
-            )
-        info = FORMATS[fmt]
-        if not info.carries_alignment:
-            raise BadInput(f"format: {fmt} files hold no alignments")
-        gold = gold_for_evaluation(project=project)
-        kwargs: dict = {"name": upload.name, "encoding": data["encoding"]}
-        src, tgt = data.get("source_text"), data.get("target_text")
-        if info.needs_text:
-            if src is not None and tgt is not None:
-                kwargs.update(source_lines=src.read(), target_lines=tgt.read())
-                kwargs.update(source_name=src.name, target_name=tgt.name)
-            elif src is not None:
-                text_fmt = guess_format(src.name) or "tsv"
-                kwargs["text_pairs"] = parse_pairs(
-                    src.read(), text_fmt, name=src.name, encoding=data["encoding"]
-                )
-                kwargs["text_name"] = src.name
-            elif tgt is not None:
-                raise BadInput("source_text: give it with target_text, or alone as a pair file")
-            else:
-                kwargs.update(text_pairs=gold, text_name=f"the gold of {project.name!r}")
-        elif src is not None or tgt is not None:
-            raise BadInput(f"source_text/target_text: {fmt} files carry their own sentences")
-        system = parse_pairs(upload.read(), fmt, **kwargs)  # FormatError → 400 (errors.py)
-        try:
-            result = evaluate_alignments(
+        upload, src, tgt = data["file"], data.get("source_text"), data.get("target_text")
+        system = SystemFile(
+            name=upload.name,
+            data=upload.read(),
+            fmt=data.get("format"),
+            encoding=data["encoding"],
+            source_text=(src.name, src.read()) if src is not None else None,
+            target_text=(tgt.name, tgt.read()) if tgt is not None else None,
+        )
+        try:  # a FormatError (file, line, reason) is a 400 too (errors.py)
+            result = evaluate_file(
                 project=project,
-                system=system,
+                file=system,
                 level=data["level"],
                 include_identical=data["include_identical"],
-                gold=gold,
             )
-        except ValueError as exc:
-            raise BadInput(f"{upload.name}: {exc}") from None
+        except EvaluationRefused as exc:
+            raise BadInput(str(exc)) from None
         return Response(result)

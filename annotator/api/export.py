@@ -18,11 +18,10 @@ from annotator.services.export import (
     EXPORT_FORMATS,
     TEXT_CHOICES,
     ExportOptions,
-    check_options,
     export_chunks,
     file_name,
     media_type,
-    precheck,
+    prepare_export,
 )
 
 
@@ -84,10 +83,9 @@ class ExportView(APIView):
             text=data.get("text"),
         )
         try:
-            check_options(project=project, options=options)
-        except ValueError as exc:
+            prepare_export(project=project, options=options)
+        except ValueError as exc:  # a bad option, or a pair the format cannot carry
             raise BadInput(str(exc)) from None
-        precheck(project=project, options=options)  # FormatError → 400 (errors.py)
         response = StreamingHttpResponse(
             export_chunks(project=project, options=options), content_type=media_type(options)
         )

@@ -13,6 +13,7 @@ pairs the file lacks are listed as ``missing``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,7 @@ from alignment_core import AlignedPair
 from alignment_core.agreement.batch import WORD_COLUMNS, count_pairs
 from alignment_core.agreement.phrase import phrase_scores_from_rows
 from alignment_core.agreement.word import word_scores_from_rows
+from alignment_core.formats import FORMATS, guess_format, parse_pairs
 from annotator.models import Project, SentencePair
 from annotator.services.export import gold_pairs
 
@@ -75,11 +77,13 @@ def evaluate_alignments(
         raise ValueError(f"pair {bare.id!r} has no alignment (a text-only file?)")
     gold = gold_for_evaluation(project=project) if gold is None else gold
     gold_by_id = {p.id: p for p in gold}
+    # Only the file's ids without gold are looked up (why: unknown, trial, no gold yet); two
+    # lists of every id in the query made the database compare each pair with each id.
+    without_gold = sorted({p.id for p in system if p.id not in gold_by_id})
     others = dict(
-        SentencePair.objects.filter(project=project)
-        .exclude(external_id__in=gold_by_id)
-        .filter(external_id__in=[p.id for p in system])
-        .values_list("external_id", "is_trial")
+        SentencePair.objects.filter(project=project, external_id__in=without_gold).values_list(
+            "external_id", "is_trial"
+        )
     )
 
     matched: list[tuple[AlignedPair, AlignedPair]] = []
@@ -127,3 +131,71 @@ def evaluate_alignments(
         missing=missing,
     )
     return result
+
+
+@dataclass(frozen=True)
+class SystemFile:
+    """A system's alignment file as the API receives it or the command reads it: its name
+    (for the format and for messages), its bytes and, for pharaoh/naacl, its text files as
+    ``(name, bytes)``."""
+
+    name: str
+    data: bytes
+    fmt: str | None = None
+    encoding: str = "utf-8"
+    source_text: tuple[str, bytes] | None = None
+    target_text: tuple[str, bytes] | None = None
+
+
+class EvaluationRefused(ValueError):
+    """The file cannot be evaluated; the message names the option or the file and why."""
+
+
+def evaluate_file(
+    *, project: Project, file: SystemFile, level: str = "both", include_identical: bool = False
+) -> dict[str, Any]:
+    """Read ``file`` in its format and score it against the gold of ``project`` (the API's
+    evaluate and ``manage.py evaluate``). pharaoh and naacl are read against their text files:
+    both sides one sentence per line, or one pair file (TSV, bitext, JSONL) alone, or by
+    default the project's gold pairs in export order. Raises EvaluationRefused, or
+    FormatError naming the file and line."""
+    fmt = file.fmt or guess_format(file.name)
+    if fmt is None:
+        raise EvaluationRefused(
+            f"format: cannot tell the format of {file.name!r} from its name; give format"
+        )
+    info = FORMATS[fmt]
+    if not info.carries_alignment:
+        raise EvaluationRefused(f"format: {fmt} files hold no alignments")
+    gold = gold_for_evaluation(project=project)
+    kwargs: dict[str, Any] = {"name": file.name, "encoding": file.encoding}
+    src, tgt = file.source_text, file.target_text
+    if info.needs_text:
+        if src is not None and tgt is not None:
+            kwargs.update(source_lines=src[1], target_lines=tgt[1])
+            kwargs.update(source_name=src[0], target_name=tgt[0])
+        elif src is not None:
+            text_fmt = guess_format(src[0]) or "tsv"
+            kwargs["text_pairs"] = parse_pairs(
+                src[1], text_fmt, name=src[0], encoding=file.encoding
+            )
+            kwargs["text_name"] = src[0]
+        elif tgt is not None:
+            raise EvaluationRefused(
+                "source_text: give it with target_text, or alone as a pair file"
+            )
+        else:
+            kwargs.update(text_pairs=gold, text_name=f"the gold of {project.name!r}")
+    elif src is not None or tgt is not None:
+        raise EvaluationRefused(f"source_text/target_text: {fmt} files carry their own sentences")
+    system = parse_pairs(file.data, fmt, **kwargs)
+    try:
+        return evaluate_alignments(
+            project=project,
+            system=system,
+            level=level,
+            include_identical=include_identical,
+            gold=gold,
+        )
+    except ValueError as exc:
+        raise EvaluationRefused(f"{file.name}: {exc}") from None

@@ -220,3 +220,11 @@ def precheck(*, project: Project, options: ExportOptions) -> None:
         )
         for _ in _text_chunks(pairs, ExportOptions(options.fmt, text=text)):
             pass
+
+
+def prepare_export(*, project: Project, options: ExportOptions) -> None:
+    """Everything that can refuse an export, before its first byte (the API and
+    ``manage.py export_gold``): ValueError naming a bad option, FormatError naming a pair the
+    format cannot carry (FormatError is a ValueError)."""
+    check_options(project=project, options=options)
+    precheck(project=project, options=options)

@@ -17,9 +17,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from alignment_core.formats import FORMATS, FormatError, guess_format, parse_pairs, read_pairs
+from alignment_core.formats import FORMATS, FormatError
 from annotator.models import Project
-from annotator.services.evaluation import LEVELS, evaluate_alignments, gold_for_evaluation
+from annotator.services.evaluation import LEVELS, EvaluationRefused, SystemFile, evaluate_file
 
 
 class Command(BaseCommand):
@@ -39,37 +39,31 @@ class Command(BaseCommand):
         project = Project.objects.filter(name=opts["project"]).first()
         if project is None:
             raise CommandError(f"no project named {opts['project']!r}")
-        fmt = opts["fmt"] or guess_format(opts["file"])
-        if fmt is None:
-            raise CommandError(f"{opts['file']}: cannot tell the format; give --format")
-        gold = gold_for_evaluation(project=project)
+
+        def read(path: str | None) -> tuple[str, bytes] | None:
+            if path is None:
+                return None
+            try:
+                return path, Path(path).read_bytes()
+            except OSError as exc:
+                raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+        name, data = read(opts["file"])
+        system = SystemFile(
+            name=name,
+            data=data,
+            fmt=opts["fmt"],
+            encoding=opts["encoding"],
+            source_text=read(opts["source_text"]),
+            target_text=read(opts["target_text"]),
+        )
         try:
-            if FORMATS[fmt].needs_text and not opts["source_text"]:
-                system = parse_pairs(
-                    Path(opts["file"]).read_bytes(),
-                    fmt,
-                    name=opts["file"],
-                    encoding=opts["encoding"],
-                    text_pairs=gold,
-                    text_name="the gold",
-                )
-            else:
-                system = read_pairs(
-                    opts["file"],
-                    fmt,
-                    encoding=opts["encoding"],
-                    source_text=opts["source_text"],
-                    target_text=opts["target_text"],
-                )
-            result = evaluate_alignments(
+            result = evaluate_file(
                 project=project,
-                system=system,
+                file=system,
                 level=opts["level"],
                 include_identical=opts["include_identical"],
-                gold=gold,
             )
-        except OSError as exc:
-            raise CommandError(f"cannot read {opts['file']}: {exc.strerror or exc}") from exc
-        except (FormatError, ValueError) as exc:
+        except (FormatError, EvaluationRefused) as exc:
             raise CommandError(f"evaluation refused: {exc}") from exc
         self.stdout.write(json.dumps(result, indent=2, ensure_ascii=False))

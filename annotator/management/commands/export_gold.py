@@ -17,16 +17,14 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from alignment_core.formats import FormatError
 from annotator.models import Project
 from annotator.services.export import (
     EXPORT_FORMATS,
     TEXT_CHOICES,
     ExportOptions,
-    check_options,
     export_chunks,
     file_name,
-    precheck,
+    prepare_export,
 )
 
 
@@ -54,9 +52,8 @@ class Command(BaseCommand):
             text=opts["text"],
         )
         try:
-            check_options(project=project, options=options)
-            precheck(project=project, options=options)
-        except (ValueError, FormatError) as exc:
+            prepare_export(project=project, options=options)
+        except ValueError as exc:  # a bad option, or a pair the format cannot carry
             raise CommandError(f"export refused: {exc}") from exc
         target: Path | None = None
         if opts["output_dir"]:
