@@ -1,7 +1,8 @@
-"""Celery tasks. There is one: it takes a job id and runs that job's work through ``run_job``,
+"""Celery tasks. One runs jobs: it takes a job id and runs that job's work through ``run_job``,
 which keeps the Job row (status, progress, heartbeat, result, error) up to date. Which work a
 job kind runs is said once, in ``annotator.services.jobs.JOB_KINDS``; a new kind of job costs
-one entry there and no task here.
+one entry there and no task here. The other is housekeeping, scheduled by Celery beat
+(``CELERY_BEAT_SCHEDULE`` in the settings): the sweep that fails jobs whose worker died.
 
 Direction (HackSoft): the jobs service imports this module at its top; this module imports the
 service only inside the task's body.
@@ -24,3 +25,11 @@ def run_job_task(job_id: int) -> None:
     from annotator.services import jobs
 
     jobs.run_job(job_id)
+
+
+@shared_task(name="annotator.tasks.fail_stale_jobs", ignore_result=True)
+def fail_stale_jobs_task() -> int:
+    """Fail running jobs whose heartbeat stopped (their worker died); returns how many."""
+    from annotator.services import jobs
+
+    return jobs.fail_stale_jobs()

@@ -1,7 +1,5 @@
-from django.conf import settings
 from django.contrib.auth import views as auth_views
-from django.urls import path, re_path, register_converter
-from django.views.static import serve
+from django.urls import path, register_converter
 
 from annotator.views import adjudication, annotate, dashboard, health, jobs, lead, pages, profile
 
@@ -86,11 +84,3 @@ urlpatterns = [
     ),
     path("healthz", health.healthz, name="healthz"),
 ]
-
-if settings.SERVE_STATIC and not settings.DEBUG:
-    # gunicorn without a proxy (docker-compose): serve collectstatic's output. With DEBUG on,
-    # django.contrib.staticfiles' runserver already serves the sources.
-    prefix = settings.STATIC_URL.strip("/")
-    urlpatterns.append(
-        re_path(rf"^{prefix}/(?P<path>.*)$", serve, {"document_root": settings.STATIC_ROOT})
-    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -59,6 +60,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "annotator",
 ]
 
@@ -66,12 +68,17 @@ MIDDLEWARE = [
     # first: a database that is away (restart, failover) answers 503 + Retry-After, not 500
     "annotator.middleware.DatabaseUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Static files from STATIC_ROOT (collectstatic), straight after the HTTPS redirect: no
+    # session or database work for them. With DEBUG on, runserver serves the sources.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: turns a locked-out login (form, admin or API token) into 429.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "gridalign.urls"
@@ -104,6 +111,12 @@ DATABASES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# django-axes first: it refuses a locked-out login before any password is checked. It needs the
+# request, so every login path (form, admin, POST /api/auth/token/) passes it to authenticate().
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
@@ -119,11 +132,40 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "frontend" / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
-# With DEBUG off, Django serves STATIC_ROOT (after collectstatic) itself only when asked: the
-# docker-compose web service does, having no reverse proxy in front. See annotator/urls.py.
-SERVE_STATIC = env_bool("SERVE_STATIC", False)
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns at every start-up about a missing one
+# WhiteNoise serves STATIC_ROOT. With DEBUG off the files carry a content hash in their names
+# (cached for a year by browsers) and are precompressed; `collectstatic` makes them (the
+# Dockerfile runs it at build time). With DEBUG on, plain names, no collectstatic needed.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
+
+# --- Login throttling (django-axes) --------------------------------------------------------
+# LOGIN_FAILURE_LIMIT wrong passwords for one username from one address lock that pair out for
+# LOGIN_COOLOFF_MINUTES (the right password is refused too, with 429 and a message saying how
+# long); a successful login resets the count. Per username *and* address, so nobody can lock a
+# colleague out from elsewhere.
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "annotator.views.lockout.locked_out"
+# The client's address: REMOTE_ADDR, unless NUM_PROXIES trusted proxies in front append to
+# X-Forwarded-For (then the address they saw). Never a header the client alone controls, or
+# one spoofed X-Forwarded-For per attempt would escape the lockout (and DRF's throttles).
+NUM_PROXIES = env_int("NUM_PROXIES", 0, minimum=0)
+AXES_IPWARE_PROXY_COUNT = NUM_PROXIES or None
+AXES_IPWARE_META_PRECEDENCE_ORDER = (
+    ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if NUM_PROXIES else ("REMOTE_ADDR",)
+)
 
 REST_FRAMEWORK = {
+    "NUM_PROXIES": NUM_PROXIES,
     # Token first: an anonymous request gets 401 with "WWW-Authenticate: Token" (scripts), the
     # browser's session (with CSRF) second. No Basic auth: a password on every request would
     # bypass the token endpoint's throttle.
@@ -192,6 +234,17 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 # A running job whose heartbeat is older than this is declared dead (seconds).
 JOB_STALE_AFTER = env_int("JOB_STALE_AFTER", 120, minimum=5)
+# Celery beat (exactly one per deployment: `rundev` embeds it, docker-compose has a `beat`
+# service) sweeps for such jobs every JOB_SWEEP_EVERY seconds; workers also sweep on start.
+JOB_SWEEP_EVERY = env_int("JOB_SWEEP_EVERY", 60, minimum=5)
+CELERY_BEAT_SCHEDULE = {
+    "fail-stale-jobs": {
+        "task": "annotator.tasks.fail_stale_jobs",
+        "schedule": float(JOB_SWEEP_EVERY),
+        "options": {"expires": float(JOB_SWEEP_EVERY)},  # a backlog of sweeps is pointless
+    },
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 LOGGING = {
     "version": 1,
@@ -200,11 +253,39 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
 
-if not DEBUG:
-    SESSION_COOKIE_HTTPONLY = True
-    CSRF_COOKIE_HTTPONLY = False
-    SECURE_CONTENT_TYPE_NOSNIFF = True
-    X_FRAME_OPTIONS = "DENY"
+# --- HTTPS, HSTS and cookies --------------------------------------------------------------
+# Safe by default with DEBUG off: everything over HTTPS, cookies never sent in clear. A site
+# served over plain HTTP (docker-compose on localhost) turns them off explicitly; one behind a
+# TLS-terminating proxy sets SECURE_PROXY_SSL_HEADER. README "Operations" lists what each does.
+_PRODUCTION = not DEBUG
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", _PRODUCTION)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # probes from inside the container speak plain HTTP
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if _PRODUCTION else 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", _PRODUCTION)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", _PRODUCTION)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", _PRODUCTION)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", _PRODUCTION)
+
+
+def _proxy_ssl_header(name: str) -> tuple[str, str] | None:
+    """SECURE_PROXY_SSL_HEADER=X-Forwarded-Proto: trust that header's ``https`` as "this
+    request came over HTTPS". Only behind a proxy that sets (and strips) it: otherwise any
+    client could claim HTTPS. Empty (the default): not trusted."""
+    header = (env_str(name) or "").strip()
+    if not header:
+        return None
+    if not all(c.isalnum() or c == "-" for c in header):
+        raise ImproperlyConfigured(
+            f"{name}={header!r} is not an HTTP header name (e.g. X-Forwarded-Proto)"
+        )
+    return ("HTTP_" + header.upper().replace("-", "_"), "https")
+
+
+SECURE_PROXY_SSL_HEADER = _proxy_ssl_header("SECURE_PROXY_SSL_HEADER")
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False  # the grid's JavaScript reads the CSRF token from the cookie
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
 
 # --- Annotation (grid-backend) -------------------------------------------------------------
 # Time spent on a pair is the gap between an annotator's saves (or opening it), capped at this

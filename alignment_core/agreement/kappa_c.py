@@ -26,7 +26,7 @@ Length bins: the shorter sentence's length min(N_i, M_i) in tokens, bins of ``bi
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -40,6 +40,7 @@ from alignment_core.agreement.chance import (
 from alignment_core.agreement.encoding import TokenEncoder
 from alignment_core.alignment import Alignment
 from alignment_core.phrases import atomic_phrases, non_identical
+from alignment_core.progress import Progress, silent
 
 LEVELS = {"word": LEVEL_WORD, "phrase": LEVEL_PHRASE}
 UNDEFINED_CHANCE = "chance agreement theta0 = 1: no room for agreement beyond chance"
@@ -204,14 +205,14 @@ def kappa_c(
     rng_seed: int = 0,
     include_identical: bool = False,
     bin_width: int = 5,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> KappaResult:
     """κ_C of the first against the second annotation of each pair (SPEC §5; see module doc).
 
     ``samples`` is J (≥ 1), ``rng_seed`` seeds numpy's default Generator, ``bin_width`` is the
-    width in tokens of the shorter-sentence length bins; ``progress(done, total)`` is called after
-    each pair's sampling. Links are 0-based and must lie inside
-    each pair's grid (ValueError otherwise).
+    width in tokens of the shorter-sentence length bins; ``progress(fraction, message)`` is
+    called before the sampling and after each pair's (ending at 1.0). Links are 0-based and must
+    lie inside each pair's grid (ValueError otherwise).
     """
     if level not in LEVELS:
         raise ValueError(f"level must be 'word' or 'phrase', got {level!r}")
@@ -246,6 +247,9 @@ def kappa_c(
     rng = np.random.default_rng(rng_seed)
     enc = TokenEncoder()
     rows: list[PairTheta] = []
+    report = progress or silent
+    message = f"κ_C at {level} level over {len(kept)} pairs"
+    report(0.0 if kept else 1.0, message)
     for p, th in kept:
         n, m = len(p.source), len(p.target)
         sp, ss = enc.encode(p.source)
@@ -272,8 +276,7 @@ def kappa_c(
         )
         var = m2 / (samples - 1) if samples > 1 else 0.0
         rows.append(PairTheta(p.pair_id, p.subcorpus, min(n, m), th, float(mean), float(var)))
-        if progress is not None:
-            progress(len(rows), len(kept))
+        report(len(rows) / len(kept), message)
 
     groups: dict[str, list[PairTheta]] = {}
     bins: dict[int, list[PairTheta]] = {}

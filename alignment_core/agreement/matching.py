@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from alignment_core.alignment import AlignedPair, Alignment
 
@@ -110,30 +109,3 @@ def match_pairs(
         need = "at least two files" if allow_missing else "every file"
         problems.append(f"{missing} pair(s) not in {need}; left out")
     return Matching(out, by_id, problems)
-
-
-def read_annotation_files(
-    paths: Sequence[str | Path],
-    fmt: str | None = None,
-    *,
-    encoding: str = "utf-8",
-    source_text: str | None = None,
-    target_text: str | None = None,
-) -> list[list[AlignedPair]]:
-    """Read each file with ``alignment_core.formats.read_pairs`` (``fmt`` None = guess per file
-    from its name). Raises FormatError for an unreadable file or one whose pairs carry no
-    alignment (a text-only file)."""
-    from alignment_core.formats import FormatError, read_pairs
-
-    out = []
-    for path in paths:
-        pairs = read_pairs(
-            path, fmt, encoding=encoding, source_text=source_text, target_text=target_text
-        )
-        bare = next((p for p in pairs if p.alignment is None), None)
-        if bare is not None:
-            raise FormatError(
-                f"pair {bare.id} has no alignment (a text-only file?)", file=str(path)
-            )
-        out.append(pairs)
-    return out

@@ -24,7 +24,7 @@ Conventions (the spec is silent on these; chosen to follow the paper):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
 
@@ -34,6 +34,7 @@ from alignment_core.agreement.kappa_c import KappaPair, KappaResult, kappa_c
 from alignment_core.agreement.phrase import phrase_scores_from_rows
 from alignment_core.agreement.word import word_scores_from_rows
 from alignment_core.alignment import Alignment
+from alignment_core.progress import Progress, part, silent
 
 ALL = "all"
 SEED = "seed"
@@ -71,6 +72,22 @@ class _Comparison:
     reference_names: list[str]
 
 
+class _Steps:
+    """The report's work as equal steps (a section's tables, each κ_C), each step a share of
+    the caller's progress; a κ_C reports inside its own share."""
+
+    def __init__(self, progress: Progress, total: int) -> None:
+        self.progress, self.total, self.done = progress, max(total, 1), 0
+
+    def next(self, message: str | None = None) -> Progress:
+        """Begin the next step (saying ``message``, if any); returns the step's own Progress."""
+        start = self.done / self.total
+        self.done += 1
+        if message is not None:
+            self.progress(start, message)
+        return part(self.progress, start, self.done / self.total)
+
+
 def _kappa_pairs(c: _Comparison) -> list[KappaPair]:
     return [
         KappaPair(r.source, r.target, r.seed, a, b, r.subcorpus, r.pair_id, na, nb)
@@ -82,7 +99,7 @@ def _kappa_pairs(c: _Comparison) -> list[KappaPair]:
 
 
 def _tables(
-    c: _Comparison, settings: dict, progress: Callable[[str], None], *, with_kappa: bool = True
+    c: _Comparison, settings: dict, steps: _Steps, *, with_kappa: bool = True
 ) -> tuple[dict, dict[str, KappaResult]]:
     """Word and phrase tables (rows by subcorpus + all) and the κ_C results behind them (none
     when not ``with_kappa``: κ_C is then None with the reason ``NOT_COMPUTED``)."""
@@ -101,7 +118,6 @@ def _tables(
     groups.append((ALL, list(range(len(c.records)))))
     for level in ("word", "phrase"):
         if with_kappa:
-            progress(f"κ_C at {level} level over {len(c.records)} pairs")
             kappas[level] = kappa_c(
                 _kappa_pairs(c),
                 level=level,
@@ -109,6 +125,7 @@ def _tables(
                 rng_seed=settings["rng_seed"],
                 include_identical=settings["include_identical"],
                 bin_width=settings["bin_width"],
+                progress=steps.next(),
             )
         table = []
         for name, idx in groups:
@@ -153,12 +170,12 @@ def _edit_rates(kappas: dict[str, KappaResult]) -> dict:
 def _summary(
     c: _Comparison,
     settings: dict,
-    progress: Callable[[str], None],
+    steps: _Steps,
     *,
     with_kappa: bool = True,
     edit_points: bool = False,
 ) -> dict:
-    tables, kappas = _tables(c, settings, progress, with_kappa=with_kappa)
+    tables, kappas = _tables(c, settings, steps, with_kappa=with_kappa)
     extra = {"edit_rates": _edit_rates(kappas)} if edit_points else {}
     return {
         "pairs": len(c.records),
@@ -197,17 +214,17 @@ def build_report(
     bin_width: int = 5,
     pairwise: bool = True,
     pairwise_kappa_c: bool = True,
-    progress: Callable[[str], None] | None = None,
+    progress: Progress | None = None,
 ) -> dict:
     """The full agreement report (module doc); ``samples`` = J for every κ_C, each κ_C drawn
-    from its own Generator seeded with ``rng_seed``. ``progress`` receives one line per step.
+    from its own Generator seeded with ``rng_seed``. ``progress(fraction, message)`` is called
+    at each step and within each κ_C, ending at 1.0.
 
     ``pairwise_kappa_c=False`` leaves κ_C out of the pairwise section (its P/R/F1 and Cohen's κ
     stay): every doubly annotated pair is in Tables 3/4 already, so this halves the Monte Carlo
     work of a two-annotator project. ``agreement["edit_rates"]`` holds each annotator's edit
     model and the points it was fitted on, per level."""
     records = list(records)
-    say = progress or (lambda _msg: None)
     settings = {
         "samples": samples,
         "rng_seed": rng_seed,
@@ -216,6 +233,14 @@ def build_report(
     }
     annotators = sorted({name for r in records for name in r.annotations})
     report: dict = {"pairs": len(records), "annotators": annotators, "settings": settings}
+    # one step per section and per κ_C (two levels): Tables 3/4, Table 5 per annotator, the
+    # pairwise comparisons, then the multi-rater figures
+    pairs_of_annotators = len(list(combinations(annotators, 2))) if pairwise else 0
+    steps = _Steps(
+        progress or silent,
+        3 + 3 * len(annotators) + (3 if pairwise_kappa_c else 1) * pairs_of_annotators + 1,
+    )
+    say = steps.next
 
     doubly = [r for r in records if len(r.annotations) >= 2]
     firsts = [list(r.annotations.items())[:2] for r in doubly]
@@ -227,7 +252,7 @@ def build_report(
         [f[1][0] for f in firsts],
     )
     say(f"Tables 3 and 4: {len(doubly)} doubly annotated pairs")
-    report["agreement"] = _summary(both, settings, say, edit_points=True)
+    report["agreement"] = _summary(both, settings, steps, edit_points=True)
 
     report["against_seed"] = {}
     for name in annotators:
@@ -243,7 +268,7 @@ def build_report(
         report["against_seed"][name] = {
             "test": SEED,
             "reference": name,
-            **_summary(c, settings, say),
+            **_summary(c, settings, steps),
         }
 
     report["pairwise"] = []
@@ -258,15 +283,17 @@ def build_report(
                 [a] * len(shared),
                 [b] * len(shared),
             )
-            summary = _summary(c, settings, say, with_kappa=pairwise_kappa_c)
+            summary = _summary(c, settings, steps, with_kappa=pairwise_kappa_c)
             report["pairwise"].append({"test": a, "reference": b, **summary})
 
+    say(f"multi-rater agreement of {len(annotators)} annotators")
     multi = multi_rater_agreement((r.annotations for r in records), annotators)
     report["multi_rater"] = {
         **multi.as_dict(),
         "fleiss_items": multi.fleiss_items,
         "alpha_items": multi.alpha_items,
     }
+    steps.progress(1.0, "agreement report done")
     return report
 
 

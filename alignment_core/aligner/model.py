@@ -40,6 +40,7 @@ from alignment_core.aligner.vocab import (
     normalise_tokens,
 )
 from alignment_core.alignment import Alignment
+from alignment_core.progress import Progress
 
 FORMAT_VERSION = 1
 R = TypeVar("R")
@@ -106,7 +107,7 @@ class AlignerModel:
         self,
         pairs: TokenPairs,
         gold: Mapping[int, Alignment] | None = None,
-        progress: Callable[[str, float], None] | None = None,
+        progress: Progress | None = None,
     ) -> AlignerModel:
         """A new model trained from scratch with this model's config (e.g. once gold has grown).
 

@@ -34,8 +34,7 @@ from alignment_core.aligner.table import (
 )
 from alignment_core.aligner.vocab import FlatCorpus, Vocabulary, encode_corpus, normalise_tokens
 from alignment_core.alignment import Alignment
-
-Progress = Callable[[str, float], None]
+from alignment_core.progress import Progress, silent
 
 # E-step chunks: about one per CELLS_PER_CHUNK cells, at most MAX_CHUNKS per direction.
 CELLS_PER_CHUNK = 2_000_000
@@ -83,14 +82,14 @@ def train(
 ) -> AlignerModel:
     """Train on token pairs; ``gold`` maps 0-based indices into ``pairs`` to hand alignments.
 
-    ``progress(stage, fraction)`` is called from the calling thread after every iteration of
-    every model and direction, with ``fraction`` in [0, 1]. If it raises, training stops and
-    the exception propagates.
+    ``progress(fraction, stage)`` is called from the calling thread after every iteration of
+    every model and direction, with ``fraction`` in [0, 1] (0.0 first, 1.0 last). If it raises,
+    training stops and the exception propagates.
     """
     cfg = config or AlignerConfig()
     kernels = get_kernels()
-    report = progress or (lambda stage, fraction: None)
-    report("preparing the corpus", 0.0)
+    report = progress or silent
+    report(0.0, "preparing the corpus")
 
     toks = [
         (normalise_tokens(s, cfg.lowercase), normalise_tokens(t, cfg.lowercase)) for s, t in pairs
@@ -144,7 +143,7 @@ def train(
                 def direct(stage: str) -> None:
                     nonlocal done
                     done += 1
-                    report(stage, done / total)
+                    report(done / total, stage)
 
                 results.append(_train_direction(shared, d, cfg, kernels, runner, direct, cancel))
         else:
@@ -167,7 +166,7 @@ def train(
     )
     model.set_identity_fallback(lexicon, toks)
     model.remember_training_corpus(toks, corpus, table)
-    report("trained", 1.0)
+    report(1.0, "trained")
     return model
 
 
@@ -195,7 +194,7 @@ def _run_parallel(shared, cfg, kernels, runner, events, cancel, report, total):
                     finished += 1
                     continue
                 done += 1
-                report(stage, done / total)
+                report(done / total, stage)
         except BaseException:
             cancel.set()
             raise

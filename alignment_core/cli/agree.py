@@ -28,7 +28,8 @@ import argparse
 import json
 import sys
 
-from alignment_core.cli.score import add_input_options, read_matched, scores_table, show
+from alignment_core.cli.inputs import add_input_options, read_alignment_files, read_matched
+from alignment_core.cli.tables import scores_table, show
 from alignment_core.formats import FORMATS
 from alignment_core.progress import ProgressBar
 
@@ -63,7 +64,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from alignment_core.agreement.kappa_c import KappaPair, kappa_c
-    from alignment_core.agreement.matching import read_annotation_files
     from alignment_core.agreement.phrase import score_alignments
     from alignment_core.alignment import Alignment
 
@@ -72,13 +72,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     extra = []
     if args.seed != EMPTY_SEED:
-        (seed_pairs,) = read_annotation_files(
-            [args.seed],
-            args.seed_from or args.from_fmt,
-            encoding=args.encoding,
-            source_text=args.source_text,
-            target_text=args.target_text,
-        )
+        (seed_pairs,) = read_alignment_files([args.seed], args, fmt=args.seed_from)
         extra = [(args.seed, seed_pairs)]
     matching = read_matched([args.a, args.b], args, extra=extra)
     pairs = matching.pairs
@@ -105,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         rng_seed=args.rng_seed,
         include_identical=args.include_identical,
         bin_width=args.bin_width,
-        progress=lambda done, total: bar.update(100 * done / total, f"κ_C: {done}/{total} pairs"),
+        progress=bar,
     )
     bar.close()
     word, phrase = score_alignments(

@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
         gold = match_gold(corpus, gold_pairs, args.gold)
     sentences = [(p.source, p.target) for p in corpus]
     bar = ProgressBar(sys.stderr, enabled=not args.quiet)
-    stage = bar.stage
+    stage = bar.report
     try:
         if args.model:
             try:
@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"error: {exc}", file=sys.stderr)
                 return 2
             model = train(sentences, cfg, gold or None, progress=stage)
-        bar.update(100, "aligning")
+        bar.report(1.0, "aligning")
         alignments = model.align(sentences)
         posteriors = model.posteriors(sentences) if args.posteriors else None
     finally:

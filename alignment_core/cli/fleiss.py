@@ -20,7 +20,8 @@ import argparse
 import json
 import sys
 
-from alignment_core.cli.score import add_input_options, read_matched, show
+from alignment_core.cli.inputs import add_input_options, read_matched
+from alignment_core.cli.tables import show
 
 
 def register(sub: argparse._SubParsersAction) -> None:

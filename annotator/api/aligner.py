@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from django.db.models import Count
 from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view
-from rest_framework import mixins, serializers, status, viewsets
-from rest_framework.response import Response
+from rest_framework import mixins, serializers, viewsets
 
-from annotator.api.jobs import JOB_EXAMPLE, JobSerializer
+from annotator.api.filters import AlignerRunFilter
+from annotator.api.jobs import JOB_EXAMPLE, JobSerializer, job_accepted
 from annotator.api.permissions import project_for_request
-from annotator.api.schema import ERRORS, READ_ERRORS
+from annotator.api.schema import ERRORS, ID_LOOKUP, read_schema
 from annotator.models import AlignerRun
 from annotator.selectors import access
 from annotator.services.seeding import start_seed_job
@@ -52,21 +52,11 @@ STARTED_EXAMPLE.update(heartbeat_at=None)
 
 
 @extend_schema_view(
-    list=extend_schema(
-        summary="Aligner runs of your projects (?project=), newest first",
-        responses={200: AlignerRunSerializer(many=True), **READ_ERRORS},
-        examples=[
-            OpenApiExample(
-                "Runs",
-                value={"count": 1, "next": None, "previous": None, "results": [RUN_EXAMPLE]},
-                response_only=True,
-            )
-        ],
-    ),
-    retrieve=extend_schema(
-        summary="One aligner run",
-        responses={200: AlignerRunSerializer, **READ_ERRORS},
-        examples=[OpenApiExample("Run", value=RUN_EXAMPLE, response_only=True)],
+    **read_schema(
+        AlignerRunSerializer,
+        many=("Aligner runs of your projects (?project=), newest first", "Runs"),
+        one=("One aligner run", "Run"),
+        example=RUN_EXAMPLE,
     ),
     create=extend_schema(
         summary="Start the aligner on a project (a job; leads)",
@@ -78,7 +68,9 @@ STARTED_EXAMPLE.update(heartbeat_at=None)
             OpenApiExample(
                 "Retrain with gold", value={"project": 1, "use_gold": True}, request_only=True
             ),
-            OpenApiExample("Queued", value=STARTED_EXAMPLE, response_only=True),
+            OpenApiExample(
+                "Queued", value=STARTED_EXAMPLE, response_only=True, status_codes=["202"]
+            ),
         ],
     ),
 )
@@ -89,8 +81,8 @@ class AlignerRunViewSet(
     viewsets.GenericViewSet,
 ):
     serializer_class = AlignerRunSerializer
-    filterset_fields = ["project", "kind"]
-    lookup_value_regex = "[0-9]{1,18}"
+    filterset_class = AlignerRunFilter
+    lookup_value_regex = ID_LOOKUP
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
@@ -111,5 +103,4 @@ class AlignerRunViewSet(
         job = start_seed_job(
             project=project, user=request.user, use_gold=data.validated_data["use_gold"]
         )
-        context = {"request": request, "roles": access.roles_by_project(user=request.user)}
-        return Response(JobSerializer(job, context=context).data, status=status.HTTP_202_ACCEPTED)
+        return job_accepted(request, job)

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from django.db.models import Count
 from django_filters import rest_framework as filters
-from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema_view
 from rest_framework import serializers, viewsets
 
-from annotator.api.schema import READ_ERRORS
+from annotator.api.filters import IdFilter
+from annotator.api.schema import ID_LOOKUP, read_schema
 from annotator.models import Annotation
 from annotator.selectors import access
 
@@ -21,7 +22,9 @@ class AnnotationSerializer(serializers.ModelSerializer):
     annotator = serializers.CharField(source="assignment.annotator.username")
     status = serializers.CharField(source="assignment.status")
     slot = serializers.IntegerField(source="assignment.slot", allow_null=True)
-    revisions = serializers.IntegerField(read_only=True, help_text="saves so far")
+    revisions = serializers.IntegerField(
+        source="revision_count", read_only=True, help_text="saves so far"
+    )
 
     class Meta:
         model = Annotation
@@ -47,8 +50,8 @@ ANNOTATION_EXAMPLE = {
 
 
 class AnnotationFilter(filters.FilterSet):
-    project = filters.NumberFilter(field_name="assignment__pair__project_id")
-    pair = filters.NumberFilter(field_name="assignment__pair_id")
+    project = IdFilter(field_name="assignment__pair__project_id")
+    pair = IdFilter(field_name="assignment__pair_id")
     external_id = filters.CharFilter(field_name="assignment__pair__external_id")
     annotator = filters.CharFilter(field_name="assignment__annotator__username")
     status = filters.ChoiceFilter(
@@ -63,32 +66,20 @@ class AnnotationFilter(filters.FilterSet):
 
 
 @extend_schema_view(
-    list=extend_schema(
-        summary="Annotations: all of your projects' for leads, your own for annotators",
-        responses={200: AnnotationSerializer(many=True), **READ_ERRORS},
-        examples=[
-            OpenApiExample(
-                "Annotations",
-                value={
-                    "count": 1,
-                    "next": None,
-                    "previous": None,
-                    "results": [ANNOTATION_EXAMPLE],
-                },
-                response_only=True,
-            )
-        ],
-    ),
-    retrieve=extend_schema(
-        summary="One annotation (its current version)",
-        responses={200: AnnotationSerializer, **READ_ERRORS},
-        examples=[OpenApiExample("Annotation", value=ANNOTATION_EXAMPLE, response_only=True)],
+    **read_schema(
+        AnnotationSerializer,
+        many=(
+            "Annotations: all of your projects' for leads, your own for annotators",
+            "Annotations",
+        ),
+        one=("One annotation (its current version)", "Annotation"),
+        example=ANNOTATION_EXAMPLE,
     ),
 )
 class AnnotationViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = AnnotationSerializer
     filterset_class = AnnotationFilter
-    lookup_value_regex = "[0-9]{1,18}"
+    lookup_value_regex = ID_LOOKUP
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
@@ -99,6 +90,6 @@ class AnnotationViewSet(viewsets.ReadOnlyModelViewSet):
             Annotation.objects.filter(assignment__pair__project__in=projects)
             .filter(access.assignment_visible(user=user, prefix="assignment__"))
             .select_related("assignment__pair", "assignment__annotator")
-            .annotate(revisions=Count("revisions"))
+            .annotate(revision_count=Count("revisions"))
             .order_by("assignment__pair__project_id", "assignment__pair__position", "id")
         )

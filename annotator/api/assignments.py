@@ -27,7 +27,7 @@ from rest_framework.response import Response
 
 from annotator.models import Assignment
 from annotator.selectors.assignments import annotation_state, own_assignments, trial_feedback
-from annotator.selectors.grid import flag_data, grid_data
+from annotator.selectors.grid import flag_data, grid_payload, page_url
 from annotator.selectors.queue import order_queue, queue_place
 from annotator.services import annotations as annotation_services
 
@@ -206,24 +206,6 @@ class AssignmentPagination(PageNumberPagination):
     max_page_size = 1000
 
 
-def _page_url(assignment_id: int | None) -> str | None:
-    return reverse("annotate", args=[assignment_id]) if assignment_id else None
-
-
-def _urls(assignment: Assignment, place: dict[str, Any]) -> dict[str, Any]:
-    project_id = assignment.pair.project_id
-    return {
-        "annotation": reverse("assignment-annotation", args=[assignment.pk]),
-        "submit": reverse("assignment-submit", args=[assignment.pk]),
-        "flag": reverse("assignment-flag", args=[assignment.pk]),
-        "page": reverse("annotate", args=[assignment.pk]),
-        "queue": reverse("project-queue", args=[project_id]),
-        "guidelines": reverse("project-guidelines", args=[project_id]),
-        "next_page": _page_url(place["next"]),
-        "previous_page": _page_url(place["previous"]),
-    }
-
-
 def _error(message: str, code: int, **extra: Any) -> Response:
     return Response({"error": message, **extra}, status=code)
 
@@ -245,9 +227,7 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @extend_schema(responses=AssignmentDetailSerializer)
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         assignment = self.get_object()
-        data = grid_data(assignment=assignment)
-        data["urls"] = _urls(assignment, data["queue"])
-        return Response(AssignmentDetailSerializer(data).data)
+        return Response(AssignmentDetailSerializer(grid_payload(assignment=assignment)).data)
 
     def _save_input(self, request: Request) -> tuple[int, Any] | Response:
         body = AnnotationInputSerializer(data=request.data)
@@ -315,7 +295,7 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
                 **result.state.as_dict(),
                 "status": assignment.status,
                 "next": following,
-                "next_page": _page_url(following),
+                "next_page": page_url(following),
                 "feedback": trial_feedback(assignment=assignment),
             }
         )

@@ -4,14 +4,14 @@ caller's own tokens (``GET /api/auth/tokens/``, ``DELETE /api/auth/tokens/{id}/`
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
-from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from annotator.api.schema import ERRORS
+from annotator.api.schema import ERRORS, ID_LOOKUP, READ_ERRORS
 from annotator.models import ApiToken
 from annotator.services.tokens import create_token, revoke_token
 
@@ -93,23 +93,30 @@ class ObtainTokenView(APIView):
         examples=[
             OpenApiExample(
                 "Tokens",
-                value=[
-                    {
-                        "id": 7,
-                        "name": "laptop",
-                        "prefix": "q3Zt8aKc",
-                        "created_at": "2026-11-23T09:00:00Z",
-                        "last_used_at": "2026-11-23T09:30:00Z",
-                    }
-                ],
+                value={
+                    "id": 7,
+                    "name": "laptop",
+                    "prefix": "q3Zt8aKc",
+                    "created_at": "2026-11-23T09:00:00Z",
+                    "last_used_at": "2026-11-23T09:30:00Z",
+                },
                 response_only=True,
             )
         ],
     ),
-    destroy=extend_schema(summary="Revoke one of your tokens", responses={204: None, **ERRORS}),
+    destroy=extend_schema(
+        summary="Revoke one of your tokens",
+        responses={
+            204: OpenApiResponse(
+                description="revoked: the key no longer authenticates",
+                examples=[OpenApiExample("Revoked", value=None, response_only=True)],
+            ),
+            **READ_ERRORS,
+        },
+    ),
 )
 class ApiTokenViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
-    lookup_value_regex = "[0-9]{1,18}"
+    lookup_value_regex = ID_LOOKUP
     serializer_class = ApiTokenSerializer
     permission_classes = [IsAuthenticated]
     pagination_class = None

@@ -47,6 +47,9 @@ def summary(detail: Any, prefix: str = "") -> list[str]:
 def exception_handler(exc: Exception, context: dict) -> Response | None:
     if isinstance(exc, FormatError | CorpusImportError):
         exc = BadInput(str(exc))
+    elif isinstance(exc, OverflowError):
+        # A number too large for the database (SQLite: past 64 bits), e.g. a NumberFilter's.
+        exc = BadInput(f"a number in the request is out of range ({exc})")
     elif isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(
             exc.message_dict if hasattr(exc, "error_dict") else exc.messages

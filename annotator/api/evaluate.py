@@ -4,8 +4,6 @@ project's gold (leads). The answer carries the keys of ``python -m alignment_cor
 
 from __future__ import annotations
 
-import codecs
-
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -15,39 +13,32 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from alignment_core.formats import FORMATS, guess_format, parse_pairs
-from annotator.api.errors import BadInput, TooLarge
+from annotator.api.errors import BadInput
 from annotator.api.negotiation import FileFormatNegotiation
 from annotator.api.permissions import project_for_request
 from annotator.api.schema import ERRORS
-from annotator.services import uploads
+from annotator.api.upload_fields import ChoiceField, EncodingField, refuse_large
 from annotator.services.evaluation import LEVELS, evaluate_alignments, gold_for_evaluation
 
 
 class EvaluateRequest(serializers.Serializer):
     file = serializers.FileField(help_text="the system's alignments")
-    format = serializers.ChoiceField(
+    format = ChoiceField(
         choices=[f for f, info in FORMATS.items() if info.carries_alignment],
         required=False,
         help_text="default: guessed from the file name",
     )
-    level = serializers.ChoiceField(choices=LEVELS, default="both")
+    level = ChoiceField(choices=LEVELS, default="both")
     include_identical = serializers.BooleanField(
         default=False, help_text="also count links between identical words"
     )
-    encoding = serializers.CharField(default="utf-8", max_length=40)
+    encoding = EncodingField()
     source_text = serializers.FileField(
         required=False,
         help_text="pharaoh/naacl: the sentences (one per line, with target_text, or a "
         "tsv/bitext/jsonl file alone). Default: the project's gold pairs in export order",
     )
     target_text = serializers.FileField(required=False)
-
-    def validate_encoding(self, value: str) -> str:
-        try:
-            codecs.lookup(value)
-        except LookupError:
-            raise serializers.ValidationError(f"unknown encoding {value!r}") from None
-        return value
 
 
 FIGURES = {"precision_sure": 0.91, "recall_sure": 0.84, "f1": 0.874}
@@ -94,6 +85,7 @@ class EvaluateView(APIView):
                 "Pharaoh against the gold's text",
                 value={"file": "system.pharaoh", "format": "pharaoh", "level": "both"},
                 request_only=True,
+                media_type="multipart/form-data",
             )
         ],
     )
@@ -102,11 +94,7 @@ class EvaluateView(APIView):
         form = EvaluateRequest(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        limit = uploads.settings.API_UPLOAD_MAX_MB
-        for role in ("file", "source_text", "target_text"):
-            upload = data.get(role)
-            if upload is not None and upload.size > limit * 1024 * 1024:
-                raise TooLarge(f"{role}: {upload.name} is larger than {limit} MB")
+        refuse_large({role: data.get(role) for role in ("file", "source_text", "target_text")})
         upload = data["file"]
         fmt = data.get("format") or guess_format(upload.name)
         if fmt is None:

@@ -13,6 +13,7 @@ from annotator.api.errors import BadInput
 from annotator.api.negotiation import FileFormatNegotiation
 from annotator.api.permissions import project_for_request
 from annotator.api.schema import ERRORS
+from annotator.api.upload_fields import ChoiceField
 from annotator.services.export import (
     EXPORT_FORMATS,
     TEXT_CHOICES,
@@ -26,10 +27,10 @@ from annotator.services.export import (
 
 
 class ExportQuery(serializers.Serializer):
-    format = serializers.ChoiceField(choices=EXPORT_FORMATS, default="jsonl")
+    format = ChoiceField(choices=EXPORT_FORMATS, default="jsonl")
     subcorpus = serializers.CharField(required=False, allow_blank=True, max_length=100)
     include_trial = serializers.BooleanField(default=False)
-    text = serializers.ChoiceField(choices=TEXT_CHOICES, required=False)
+    text = ChoiceField(choices=TEXT_CHOICES, required=False)
 
 
 class ExportView(APIView):

@@ -7,21 +7,19 @@ then imports them all or nothing, and the upload is deleted when it ends.
 
 from __future__ import annotations
 
-import codecs
 from typing import Any
 
 from drf_spectacular.utils import OpenApiExample, extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.parsers import FormParser, MultiPartParser
-from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from alignment_core.formats import FORMATS
-from annotator.api.errors import BadInput, TooLarge
-from annotator.api.jobs import JOB_EXAMPLE, JobSerializer
+from annotator.api.errors import BadInput
+from annotator.api.jobs import JOB_EXAMPLE, JobSerializer, job_accepted
 from annotator.api.permissions import project_for_request
 from annotator.api.schema import ERRORS
-from annotator.selectors import access
+from annotator.api.upload_fields import ChoiceField, EncodingField, refuse_large
 from annotator.services import uploads
 from annotator.services.importing import (
     LOAD_MODES,
@@ -34,10 +32,10 @@ from annotator.services.importing_checks import subcorpus_problem, username_prob
 
 class ImportRequest(serializers.Serializer):
     file = serializers.FileField(help_text="the corpus, or an export zip (pharaoh/naacl)")
-    format = serializers.ChoiceField(
+    format = ChoiceField(
         choices=list(FORMATS), required=False, help_text="default: guessed from the file name"
     )
-    encoding = serializers.CharField(default="utf-8", max_length=40)
+    encoding = EncodingField()
     source_text = serializers.FileField(
         required=False,
         help_text="pharaoh/naacl: source sentences one per line (with target_text), or a "
@@ -46,9 +44,9 @@ class ImportRequest(serializers.Serializer):
     target_text = serializers.FileField(
         required=False, help_text="pharaoh/naacl: target sentences; parallel: the target side"
     )
-    text_format = serializers.ChoiceField(choices=list(FORMATS), required=False)
+    text_format = ChoiceField(choices=list(FORMATS), required=False)
     sure_file = serializers.FileField(required=False, help_text="edinburgh: the sure-only file")
-    load_as = serializers.ChoiceField(
+    load_as = ChoiceField(
         choices=LOAD_MODES,
         required=False,
         allow_null=True,
@@ -57,16 +55,9 @@ class ImportRequest(serializers.Serializer):
     annotator = serializers.CharField(required=False, max_length=150)
     subcorpus = serializers.CharField(required=False, max_length=100)
     max_length_ratio = serializers.FloatField(required=False, min_value=1.0)
-    token_mismatch = serializers.ChoiceField(choices=TOKEN_MISMATCH_POLICIES, default="error")
+    token_mismatch = ChoiceField(choices=TOKEN_MISMATCH_POLICIES, default="error")
     replace_gold = serializers.BooleanField(default=False)
     dry_run = serializers.BooleanField(default=False)
-
-    def validate_encoding(self, value: str) -> str:
-        try:
-            codecs.lookup(value)
-        except LookupError:
-            raise serializers.ValidationError(f"unknown encoding {value!r}") from None
-        return value
 
     def validate_subcorpus(self, value: str) -> str:
         if problem := subcorpus_problem(value):
@@ -107,6 +98,7 @@ class ImportView(APIView):
                 "Gold in JSONL",
                 value={"file": "corpus.jsonl", "load_as": "gold", "subcorpus": "news"},
                 request_only=True,
+                media_type="multipart/form-data",
             ),
             OpenApiExample(
                 "Queued",
@@ -122,11 +114,8 @@ class ImportView(APIView):
         form = ImportRequest(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        limit = uploads.settings.API_UPLOAD_MAX_MB
         files = {role: data[role] for role in uploads.FILE_ROLES if data.get(role) is not None}
-        for role, upload in files.items():
-            if upload.size > limit * 1024 * 1024:
-                raise TooLarge(f"{role}: {upload.name} is larger than {limit} MB")
+        refuse_large(files)
         folder, names = uploads.store_upload(
             files={role: (f.name, f.chunks()) for role, f in files.items()}
         )
@@ -151,5 +140,4 @@ class ImportView(APIView):
         job = uploads.start_import_job(
             project=project, user=request.user, folder=folder, names=names, options=options
         )
-        context = {"request": request, "roles": access.roles_by_project(user=request.user)}
-        return Response(JobSerializer(job, context=context).data, status=status.HTTP_202_ACCEPTED)
+        return job_accepted(request, job)

@@ -6,17 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
-    OpenApiExample,
-    extend_schema,
     extend_schema_field,
     extend_schema_view,
 )
-from rest_framework import serializers, viewsets
+from rest_framework import serializers, status, viewsets
+from rest_framework.response import Response
 
+from annotator.api.filters import JobFilter
 from annotator.api.projects import RoleContextMixin
-from annotator.api.schema import READ_ERRORS
+from annotator.api.schema import ID_LOOKUP, read_schema
 from annotator.models import Job
 from annotator.selectors import access
 from annotator.selectors import jobs as job_selectors
@@ -75,7 +74,7 @@ class JobSerializer(serializers.ModelSerializer):
     def get_error(self, job: Job) -> str | None:
         return (job.error or None) if self._is_lead(job) else None
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
+    @extend_schema_field({"type": "object", "nullable": True})
     def get_result(self, job: Job) -> Any:
         user = self.context["request"].user
         if self._is_lead(job) or job.created_by_id == user.pk:
@@ -84,6 +83,12 @@ class JobSerializer(serializers.ModelSerializer):
 
     def get_url(self, job: Job) -> str:
         return f"/api/jobs/{job.pk}/"
+
+
+def job_accepted(request: Any, job: Job) -> Response:
+    """The answer of an endpoint that starts a job: 202 with the job, to poll at its ``url``."""
+    context = {"request": request, "roles": access.roles_by_project(user=request.user)}
+    return Response(JobSerializer(job, context=context).data, status=status.HTTP_202_ACCEPTED)
 
 
 JOB_EXAMPLE = {
@@ -108,27 +113,17 @@ JOB_EXAMPLE = {
 
 
 @extend_schema_view(
-    list=extend_schema(
-        summary="Jobs you may see (your projects' and your own), newest first",
-        responses={200: JobSerializer(many=True), **READ_ERRORS},
-        examples=[
-            OpenApiExample(
-                "Jobs",
-                value={"count": 1, "next": None, "previous": None, "results": [JOB_EXAMPLE]},
-                response_only=True,
-            )
-        ],
-    ),
-    retrieve=extend_schema(
-        summary="One job: poll it until `finished` is true",
-        responses={200: JobSerializer, **READ_ERRORS},
-        examples=[OpenApiExample("A failed import", value=JOB_EXAMPLE, response_only=True)],
+    **read_schema(
+        JobSerializer,
+        many=("Jobs you may see (your projects' and your own), newest first", "Jobs"),
+        one=("One job: poll it until `finished` is true", "A failed import"),
+        example=JOB_EXAMPLE,
     ),
 )
 class JobViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
-    lookup_value_regex = "[0-9]{1,18}"
+    lookup_value_regex = ID_LOOKUP
     serializer_class = JobSerializer
-    filterset_fields = ["project", "kind", "status"]
+    filterset_class = JobFilter
 
     def get_queryset(self):
         return job_selectors.visible_jobs(user=self.request.user).order_by("-created_at", "-id")

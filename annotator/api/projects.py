@@ -11,14 +11,13 @@ from typing import Any
 from django.db.models import Prefetch, Q
 from django_filters import rest_framework as filters
 from drf_spectacular.utils import (
-    OpenApiExample,
-    extend_schema,
     extend_schema_field,
     extend_schema_view,
 )
 from rest_framework import serializers, viewsets
 
-from annotator.api.schema import READ_ERRORS
+from annotator.api.filters import BooleanFilter, IdFilter, SubcorpusFilter
+from annotator.api.schema import ID_LOOKUP, read_schema
 from annotator.models import Assignment, GoldAlignment, Project, SentencePair, Subcorpus
 from annotator.selectors import access
 from annotator.selectors.projects import subcorpus_counts
@@ -87,25 +86,15 @@ class RoleContextMixin:
 
 
 @extend_schema_view(
-    list=extend_schema(
-        summary="The projects you belong to (staff: all)",
-        responses={200: ProjectSerializer(many=True), **READ_ERRORS},
-        examples=[
-            OpenApiExample(
-                "Projects",
-                value={"count": 1, "next": None, "previous": None, "results": [PROJECT_EXAMPLE]},
-                response_only=True,
-            )
-        ],
-    ),
-    retrieve=extend_schema(
-        summary="One project, with your role and its counts",
-        responses={200: ProjectSerializer, **READ_ERRORS},
-        examples=[OpenApiExample("Project", value=PROJECT_EXAMPLE, response_only=True)],
+    **read_schema(
+        ProjectSerializer,
+        many=("The projects you belong to (staff: all)", "Projects"),
+        one=("One project, with your role and its counts", "Project"),
+        example=PROJECT_EXAMPLE,
     ),
 )
 class ProjectViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
-    lookup_value_regex = "[0-9]{1,18}"
+    lookup_value_regex = ID_LOOKUP
     serializer_class = ProjectSerializer
     filterset_fields: list[str] = []
 
@@ -137,38 +126,17 @@ class SubcorpusSerializer(serializers.ModelSerializer):
 
 
 @extend_schema_view(
-    list=extend_schema(
-        summary="Subcorpora of the projects you belong to (?project=)",
-        responses={200: SubcorpusSerializer(many=True), **READ_ERRORS},
-        examples=[
-            OpenApiExample(
-                "Subcorpora",
-                value={
-                    "count": 1,
-                    "next": None,
-                    "previous": None,
-                    "results": [{"id": 3, "project": 1, "name": "news", "pairs": 12}],
-                },
-                response_only=True,
-            )
-        ],
-    ),
-    retrieve=extend_schema(
-        summary="One subcorpus",
-        responses={200: SubcorpusSerializer, **READ_ERRORS},
-        examples=[
-            OpenApiExample(
-                "Subcorpus",
-                value={"id": 3, "project": 1, "name": "news", "pairs": 12},
-                response_only=True,
-            )
-        ],
-    ),
+    **read_schema(
+        SubcorpusSerializer,
+        many=("Subcorpora of the projects you belong to (?project=)", "Subcorpora"),
+        one=("One subcorpus", "Subcorpus"),
+        example={"id": 3, "project": 1, "name": "news", "pairs": 12},
+    )
 )
 class SubcorpusViewSet(viewsets.ReadOnlyModelViewSet):
-    lookup_value_regex = "[0-9]{1,18}"
+    lookup_value_regex = ID_LOOKUP
     serializer_class = SubcorpusSerializer
-    filterset_fields = ["project", "name"]
+    filterset_class = SubcorpusFilter
 
     def get_queryset(self):
         from django.db.models import Count
@@ -188,11 +156,11 @@ PAIR_STATUSES = ("unassigned", "assigned", "in_progress", "submitted", "gold")
 
 
 class PairFilter(filters.FilterSet):
-    project = filters.NumberFilter(field_name="project_id")
+    project = IdFilter(field_name="project_id")
     subcorpus = filters.CharFilter(
         method="filter_subcorpus", help_text="subcorpus name ('' or 'none': pairs without one)"
     )
-    trial = filters.BooleanFilter(field_name="is_trial", help_text="true: trial pairs only")
+    trial = BooleanFilter(field_name="is_trial", help_text="true: trial pairs only")
     external_id = filters.CharFilter(field_name="external_id")
     status = filters.ChoiceFilter(
         choices=[(s, s) for s in PAIR_STATUSES],
@@ -305,47 +273,39 @@ PAIR_EXAMPLE = {
 
 
 @extend_schema_view(
-    list=extend_schema(
-        summary="Sentence pairs, filtered and paginated",
-        responses={200: SentencePairSerializer(many=True), **READ_ERRORS},
-        examples=[
-            OpenApiExample(
-                "Pairs",
-                value={
-                    "count": 36,
-                    "next": "http://localhost:8000/api/pairs/?page=2&project=1",
-                    "previous": None,
-                    "results": [PAIR_EXAMPLE],
-                },
-                response_only=True,
-            )
-        ],
-    ),
-    retrieve=extend_schema(
-        summary="One sentence pair",
-        responses={200: SentencePairSerializer, **READ_ERRORS},
-        examples=[OpenApiExample("Pair", value=PAIR_EXAMPLE, response_only=True)],
+    **read_schema(
+        SentencePairSerializer,
+        many=("Sentence pairs, filtered and paginated", "Pairs"),
+        one=("One sentence pair", "Pair"),
+        example=PAIR_EXAMPLE,
     ),
 )
 class PairViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
-    lookup_value_regex = "[0-9]{1,18}"
+    lookup_value_regex = ID_LOOKUP
     serializer_class = SentencePairSerializer
     filterset_class = PairFilter
 
     def get_queryset(self):
-        from django.db.models import Exists, OuterRef
-
+        """The pairs the user may see, in import order (narrow: ids and order only)."""
         if getattr(self, "swagger_fake_view", False):
             return SentencePair.objects.none()
         user = self.request.user
         pairs = SentencePair.objects.all()
         if not user.is_staff:
-            mine = Assignment.objects.filter(
-                pair=OuterRef("pk"), annotator=user, withdrawn_at__isnull=True
-            )
+            # Two uncorrelated IN lists (the led projects, the pairs assigned to the user), so
+            # the database checks each row against two small hashed sets rather than running
+            # a correlated subquery per row.
+            led = list(access.led_project_ids(user=user))
+            mine = Assignment.objects.filter(annotator=user, withdrawn_at__isnull=True)
             pairs = pairs.filter(
-                Q(project_id__in=access.led_project_ids(user=user)) | Q(Exists(mine))
+                Q(project_id__in=[row["project_id"] for row in led])
+                | Q(pk__in=mine.values("pair_id"))
             )
+        return pairs.order_by("project_id", "position", "id")
+
+    def _with_details(self, pairs):
+        from django.db.models import Exists, OuterRef
+
         current = Assignment.objects.filter(withdrawn_at__isnull=True).select_related("annotator")
         return (
             pairs.select_related("subcorpus")
@@ -357,5 +317,21 @@ class PairViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
                     to_attr="current_assignments",
                 )
             )
-            .order_by("project_id", "position", "id")
         )
+
+    def get_object(self):
+        pair = super().get_object()
+        return self._with_details(SentencePair.objects.filter(pk=pair.pk)).get()
+
+    def list(self, request, *args, **kwargs):
+        # Paginate over ids (a narrow sort), then load the page's rows with their details:
+        # sorting whole rows (tokens, metadata) of a large project only to skip most of them
+        # was most of a deep page's time.
+        ids = self.paginate_queryset(
+            self.filter_queryset(self.get_queryset()).values_list("pk", flat=True)
+        )
+        rows = {
+            pair.pk: pair for pair in self._with_details(SentencePair.objects.filter(pk__in=ids))
+        }
+        serializer = self.get_serializer([rows[pk] for pk in ids], many=True)
+        return self.get_paginated_response(serializer.data)

@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
@@ -15,15 +14,16 @@ from drf_spectacular.utils import (
     extend_schema_field,
     extend_schema_view,
 )
-from rest_framework import mixins, serializers, status, viewsets
+from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
 from annotator.api.errors import BadInput
-from annotator.api.jobs import JOB_EXAMPLE, JobSerializer
+from annotator.api.filters import ReportFilter
+from annotator.api.jobs import JOB_EXAMPLE, JobSerializer, job_accepted
 from annotator.api.permissions import project_for_request
-from annotator.api.schema import ERRORS, READ_ERRORS
+from annotator.api.schema import ERRORS, ID_LOOKUP, READ_ERRORS
 from annotator.models import AgreementReport
 from annotator.selectors import access
 from annotator.selectors.reports import latest_report, report_freshness
@@ -55,7 +55,7 @@ class ReportSerializer(ReportSummarySerializer):
     def get_stale_reasons(self, report: AgreementReport) -> list[str]:
         return self._freshness(report).reasons
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
+    @extend_schema_field({"type": "object", "nullable": True})
     def get_result(self, report: AgreementReport):
         return report.result
 
@@ -86,7 +86,7 @@ FULL = {**SUMMARY, "stale": False, "stale_reasons": [], "result": {"inputs": {},
         examples=[
             OpenApiExample(
                 "Reports",
-                value={"count": 1, "next": None, "previous": None, "results": [SUMMARY]},
+                value=SUMMARY,
                 response_only=True,
             )
         ],
@@ -106,6 +106,7 @@ FULL = {**SUMMARY, "stale": False, "stale_reasons": [], "result": {"inputs": {},
                 "Queued",
                 value={**JOB_EXAMPLE, "kind": "report", "status": "queued", "finished": False},
                 response_only=True,
+                status_codes=["202"],
             ),
         ],
     ),
@@ -122,8 +123,8 @@ class ReportViewSet(
     mixins.CreateModelMixin,
     viewsets.GenericViewSet,
 ):
-    filterset_fields = ["project"]
-    lookup_value_regex = "[0-9]{1,18}"
+    filterset_class = ReportFilter
+    lookup_value_regex = ID_LOOKUP
 
     def get_serializer_class(self):
         return ReportSummarySerializer if self.action == "list" else ReportSerializer
@@ -146,8 +147,7 @@ class ReportViewSet(
             job = start_report_job(project=project, user=request.user, params=params)
         except ValueError as exc:
             raise BadInput(str(exc)) from None
-        context = {"request": request, "roles": access.roles_by_project(user=request.user)}
-        return Response(JobSerializer(job, context=context).data, status=status.HTTP_202_ACCEPTED)
+        return job_accepted(request, job)
 
     @action(detail=False, methods=["get"])
     def latest(self, request):

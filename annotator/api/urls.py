@@ -9,6 +9,7 @@ from rest_framework.routers import DefaultRouter
 from annotator.api import (
     aligner,
     annotations,
+    assignments_schema,  # noqa: F401  (registers the examples of the grid's endpoints)
     auth,
     evaluate,
     export,

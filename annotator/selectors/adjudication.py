@@ -11,6 +11,7 @@ from typing import Any
 from django.db.models import Count, Q
 
 from annotator.models import Annotation, Assignment, GoldAlignment, Project, SentencePair
+from annotator.selectors.grid import pair_data
 
 # Overlay classes of a cell, as the grid's overlay mode marks them.
 BOTH_SURE, BOTH_POSSIBLE, MISMATCH, ONLY_A, ONLY_B = (
@@ -94,14 +95,7 @@ def adjudication_payload(*, pair: SentencePair) -> dict[str, Any]:
         }
 
     return {
-        "pair": {
-            "id": pair.pk,
-            "external_id": pair.external_id,
-            "subcorpus": pair.subcorpus.name if pair.subcorpus_id else None,
-            "is_trial": pair.is_trial,
-            "source": pair.source_tokens,
-            "target": pair.target_tokens,
-        },
+        "pair": pair_data(pair),
         "a": side(a),
         "b": side(b),
         "combined": combine(a.links if a else None, b.links if b else None),

@@ -1,5 +1,6 @@
-"""Reads of Job rows. Reading first fails stale jobs (``fail_stale_jobs``), so a job whose
-worker died shows as failed, with the reason, to whoever looks."""
+"""Reads of Job rows, and nothing else: a job whose worker died is failed by the sweep
+(``annotator.services.jobs.fail_stale_jobs``) at worker start and every minute from Celery beat,
+never by a page or an API call that merely looks at it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from annotator.models import Job, Membership, Project
-from annotator.services.jobs import fail_stale_jobs
 
 
 def visible_jobs(*, user: Any) -> QuerySet[Job]:
@@ -24,18 +24,40 @@ def visible_jobs(*, user: Any) -> QuerySet[Job]:
 
 def get_job(*, job_id: int, user: Any) -> Job | None:
     """The job if it exists and ``user`` may see it, else None."""
-    fail_stale_jobs()
     return visible_jobs(user=user).filter(pk=job_id).first()
 
 
 def project_jobs(*, project: Project, limit: int = 10) -> list[Job]:
     """The project's most recent jobs, newest first."""
-    fail_stale_jobs()
     return list(project.jobs.order_by("-created_at", "-id")[:limit])
 
 
-def job_state(*, job: Job) -> dict[str, Any]:
-    """What the browser's progress bar and the API show of a job."""
+def can_see_traceback(*, job: Job, user: Any) -> bool:
+    """A failed job's traceback names server paths and code: staff and the project's leads
+    see it (a job without a project: its creator); annotators get the one-line reason."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    if user.is_staff:
+        return True
+    if job.project_id is None:
+        return job.created_by_id == user.pk
+    return Membership.objects.filter(
+        project_id=job.project_id, user=user, role=Membership.Role.LEAD
+    ).exists()
+
+
+def failure_reason(*, job: Job) -> str | None:
+    """A failed job's reason in one line, without traceback: the first line of ``error`` (it
+    starts with ``Type: message``), else the message. None unless the job failed."""
+    if job.status != Job.Status.FAILED:
+        return None
+    lines = (job.error or "").strip().splitlines()
+    return (lines[0] if lines else job.message)[:500]
+
+
+def job_state(*, job: Job, user: Any) -> dict[str, Any]:
+    """What the browser's progress bar shows of a job to ``user``: ``reason`` (one line) to
+    everyone, ``error`` (with its traceback) only to those :func:`can_see_traceback` allows."""
 
     def iso(value):
         return value.isoformat() if value else None
@@ -48,7 +70,8 @@ def job_state(*, job: Job) -> dict[str, Any]:
         "finished": job.is_finished,
         "progress": job.progress,
         "message": job.message,
-        "error": job.error,
+        "reason": failure_reason(job=job),
+        "error": (job.error or None) if can_see_traceback(job=job, user=user) else None,
         "result": job.result,
         "created_at": iso(job.created_at),
         "started_at": iso(job.started_at),

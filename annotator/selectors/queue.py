@@ -105,10 +105,13 @@ class QueuePlace:
 def queue_place(*, assignment: Assignment) -> QueuePlace:
     """Position, neighbours and the next pair still to do (after this one, wrapping round to
     the start of the queue), in one query over the annotator's queue in this project."""
+    # The same rows as own_assignments(user=annotator), by id: the user row is not needed.
     rows = list(
         order_queue(
-            own_assignments(user=assignment.annotator).filter(
-                pair__project_id=assignment.pair.project_id
+            Assignment.objects.filter(
+                annotator_id=assignment.annotator_id,
+                withdrawn_at__isnull=True,
+                pair__project_id=assignment.pair.project_id,
             )
         ).values_list("id", "status")
     )

@@ -26,6 +26,9 @@ from annotator.selectors.assignments import AnnotationState, annotation_state, s
 from annotator.services.gold import gold_from_single_submission
 
 FLAG_NOTE_MAX = 500
+# Lock only the assignment's row, not the rows joined in with it (PostgreSQL needs "OF" to
+# lock a row next to the nullable side of an outer join).
+_LOCK_OF = ("self",)
 
 
 class AnnotationError(Exception):
@@ -155,12 +158,22 @@ def _save_locked(
     with transaction.atomic():
         # The row lock serialises saves of one assignment: a second save based on the same
         # version waits here, then sees the new version and is refused.
-        locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        # The annotation and the seed's links come with the locked row (one query, not three);
+        # only the assignment row is locked.
+        locked = (
+            Assignment.objects.select_for_update(of=_LOCK_OF)
+            .select_related("annotation", "seed")
+            .defer("seed__posteriors")
+            .get(pk=assignment.pk)
+        )
         if locked.withdrawn_at is not None:
             raise NotYourAssignment()
         if locked.status == Assignment.Status.SUBMITTED:
             raise AlreadySubmitted()
-        annotation = Annotation.objects.filter(assignment=locked).first()
+        try:
+            annotation = locked.annotation
+        except Annotation.DoesNotExist:
+            annotation = None
         current = annotation.version if annotation else 0
         if base_version != current:
             raise StaleVersion(based_on=base_version, current=annotation_state(assignment=locked))

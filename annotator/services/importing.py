@@ -14,7 +14,7 @@ rewritten: a file may only attach alignments to them, and its tokens must be the
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +23,7 @@ from django.db import transaction
 
 from alignment_core import AlignedPair
 from alignment_core.formats import FORMATS, FormatError, guess_format, read_pairs
+from alignment_core.progress import Progress, part, silent
 from annotator.models import Project
 from annotator.services.importing_checks import (
     check_pairs,
@@ -61,29 +62,12 @@ __all__ = [
     "read_source",
 ]
 
-Progress = Callable[[float, str], None]
 LOAD_MODES = ("gold", "seed", "annotator")
 # error: a file whose tokens differ from a stored pair is refused;
 # skip: that pair's alignment is not loaded (reported);
 # same-shape: loaded onto the stored tokens when both sides have the same token counts
 #   (the MSR RTE data has annotator C writing ".." for "." in 41 pairs), else skipped.
 TOKEN_MISMATCH_POLICIES = ("error", "skip", "same-shape")
-
-
-class _Ticker:
-    """Maps this step's 0-100 onto [start, end] of the caller's bar; tolerates no callback."""
-
-    def __init__(self, progress: Progress | None, start: float = 0.0, end: float = 100.0) -> None:
-        self.progress, self.start, self.end = progress, start, end
-
-    def __call__(self, percent: float, message: str) -> None:
-        if self.progress is not None:
-            pct = self.start + (self.end - self.start) * min(max(percent, 0.0), 100.0) / 100.0
-            self.progress(round(pct, 1), message)
-
-    def sub(self, start: float, end: float) -> _Ticker:
-        width = (self.end - self.start) / 100.0
-        return _Ticker(self.progress, self.start + width * start, self.start + width * end)
 
 
 def import_pairs(
@@ -118,7 +102,7 @@ def import_pairs(
     * ``max_length_ratio``: pairs with max(N, M) / min(N, M) above it are not imported;
       the report lists them.
     * ``on_token_mismatch``: see TOKEN_MISMATCH_POLICIES.
-    * ``progress(percent, message)`` is called as work advances; ``dry_run`` does everything
+    * ``progress(fraction, message)`` is called as work advances; ``dry_run`` does everything
       and rolls back. ``source_name`` names the input in errors, notes and the report.
 
     Raises CorpusImportError (a ValueError) with nothing written; ValueError for bad options.
@@ -127,8 +111,8 @@ def import_pairs(
     _check_options(load_alignments_as, on_token_mismatch, max_length_ratio, subcorpus)
     if annotator is not None and load_alignments_as != "annotator":
         raise ValueError("annotator only applies to load_alignments_as='annotator'")
-    tick = _Ticker(progress)
-    tick(0, f"checking {len(pairs)} pairs")
+    tick = progress or silent
+    tick(0.0, f"checking {len(pairs)} pairs")
     report = ImportReport(
         files=[name],
         load_alignments_as=load_alignments_as,
@@ -155,7 +139,7 @@ def import_pairs(
     if problems:
         raise CorpusImportError(problems)
     kept, report.dropped = filter_length_ratio(pairs, max_length_ratio)
-    tick(10, "checked")
+    tick(0.1, "checked")
 
     with transaction.atomic():
         # One import at a time per project: positions and conflict checks stay true.
@@ -186,9 +170,9 @@ def import_pairs(
         )
         if problems:
             raise CorpusImportError(problems)
-        tick(25, "checked against the project")
+        tick(0.25, "checked against the project")
 
-        write_pairs(project=project, plan=plan, report=report, tick=tick.sub(25, 75))
+        write_pairs(project=project, plan=plan, report=report, tick=part(tick, 0.25, 0.75))
         if plan.loads:
             users = resolve_annotators(
                 project=project,
@@ -208,11 +192,11 @@ def import_pairs(
                 replace_gold=replace_gold,
                 file=name,
                 report=report,
-                tick=tick.sub(75, 100),
+                tick=part(tick, 0.75, 1.0),
             )
         if dry_run:
             transaction.set_rollback(True)
-    tick(100, "done")
+    tick(1.0, "done")
     return report
 
 
@@ -306,17 +290,17 @@ def import_files(
     """
     if not sources:
         raise ValueError("no files to import")
-    tick = _Ticker(progress)
+    tick = progress or silent
     read: list[list[AlignedPair]] = []
     for k, source in enumerate(sources):
-        tick(15 * k / len(sources), f"reading {Path(source.path).name}")
+        tick(0.15 * k / len(sources), f"reading {Path(source.path).name}")
         read.append(read_source(source, max_tokens=project.max_tokens))
     report = ImportReport(
         load_alignments_as=load_alignments_as, dry_run=dry_run, max_length_ratio=max_length_ratio
     )
     with transaction.atomic():
         for k, (source, pairs) in enumerate(zip(sources, read, strict=True)):
-            part = tick.sub(15 + 85 * k / len(sources), 15 + 85 * (k + 1) / len(sources))
+            share = part(tick, 0.15 + 0.85 * k / len(sources), 0.15 + 0.85 * (k + 1) / len(sources))
             report.merge(
                 import_pairs(
                     project=project,
@@ -325,7 +309,7 @@ def import_files(
                     annotator=source.annotator,
                     subcorpus=subcorpus,
                     max_length_ratio=max_length_ratio,
-                    progress=part,
+                    progress=share,
                     source_name=str(source.path),
                     on_token_mismatch=on_token_mismatch,
                     replace_gold=replace_gold,

@@ -7,13 +7,13 @@ alignments to load; ``write_pairs`` creates the subcorpora and new pairs in batc
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import Max
 
 from alignment_core import AlignedPair
+from alignment_core.progress import Progress
 from annotator.models import Project, SentencePair, Subcorpus
 from annotator.services.importing_checks import (
     TRIAL_KEY,
@@ -175,9 +175,7 @@ def _stored_pairs(project: Project, ids: list[str]) -> dict[str, dict[str, Any]]
     return out
 
 
-def write_pairs(
-    *, project: Project, plan: PairPlan, report: ImportReport, tick: Callable[[float, str], None]
-) -> None:
+def write_pairs(*, project: Project, plan: PairPlan, report: ImportReport, tick: Progress) -> None:
     """Create the subcorpora and the new pairs (positions continue the project's order)."""
     names = sorted({sub for _, sub in plan.new_pairs.values() if sub})
     subcorpora = {s.name: s for s in Subcorpus.objects.filter(project=project, name__in=names)}
@@ -213,7 +211,7 @@ def write_pairs(
             if obj.pk is not None:
                 plan.new_pks[obj.external_id] = obj.pk
         tick(
-            100 * min(done * BATCH_SIZE, total) / total,
+            min(done * BATCH_SIZE, total) / total,
             f"stored {min(done * BATCH_SIZE, total)} pairs",
         )
     if len(plan.new_pks) < len(objs):  # a backend that does not return primary keys

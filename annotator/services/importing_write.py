@@ -8,7 +8,7 @@ annotation's first AnnotationRevision, as if the annotator had saved once and su
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -16,6 +16,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from alignment_core import AlignedPair
+from alignment_core.progress import Progress
 from annotator.links import to_alignment
 from annotator.models import (
     AlignerRun,
@@ -176,7 +177,7 @@ def write_alignments(
     replace_gold: bool,
     file: str,
     report: ImportReport,
-    tick: Callable[[float, str], None],
+    tick: Progress,
 ) -> None:
     """Write every load not marked unchanged, counting links by kind (and by annotator)."""
     todo = [load for load in loads if not load.unchanged]
@@ -186,7 +187,7 @@ def write_alignments(
         assert alignment is not None
         report.add_links(len(alignment.sure), len(alignment.possible), load.annotator)
     report.alignments_written += len(todo)
-    tick(0, f"writing {len(todo)} alignments as {mode}")
+    tick(0.0, f"writing {len(todo)} alignments as {mode}")
     if mode == "gold":
         _write_gold(todo, file, report)
     elif mode == "seed":
@@ -203,7 +204,7 @@ def write_alignments(
         )
     elif mode == "annotator":
         _write_annotations(todo, users)
-    tick(100, "alignments written")
+    tick(1.0, "alignments written")
 
 
 def _links(load: AlignmentLoad) -> list[list[Any]]:

@@ -5,7 +5,8 @@ its heartbeat fresh from a daemon thread and records the outcome. Pages and the 
 table, so progress is visible whatever the Celery result backend (there is none: results are
 ignored). A job whose worker dies is failed three ways: Celery's ``task_failure`` signal with
 ``WorkerLostError`` (prefork child killed), :func:`fail_stale_jobs` at worker start, and the same
-check whenever jobs are read (the backstop for a whole worker killed).
+sweep every minute from Celery beat (``CELERY_BEAT_SCHEDULE``; the backstop for a whole worker
+killed). Reading a job never writes.
 
 Decisions:
 
@@ -37,6 +38,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from alignment_core.progress import Progress
 from annotator import tasks
 from annotator.models import Job, Project
 
@@ -101,6 +103,14 @@ class JobReporter:
             self.writes += 1
             return True
 
+    def as_progress(self) -> Progress:
+        """This reporter as the core's ``progress(fraction, message)`` (fraction 0–1)."""
+
+        def report(fraction: float, message: str) -> None:
+            self.progress(100 * fraction, message)
+
+        return report
+
 
 Work = Callable[[Job, JobReporter], "dict[str, Any] | None"]
 
@@ -112,6 +122,11 @@ JOB_KINDS: dict[str, str] = {
     "import": "annotator.services.uploads.import_work",
     "report": "annotator.services.reports.report_work",
 }
+
+
+# Kinds of which a project runs one at a time: starting one while another is queued or running
+# returns that one (five quick clicks on "Seed" start one job, not five identical ones).
+ONE_AT_A_TIME_PER_PROJECT = frozenset({"seed"})
 
 
 def work_for(kind: str) -> Work:
@@ -136,21 +151,41 @@ def start_job(
     The worker runs the kind's work from ``JOB_KINDS`` through the one job task (``task`` only
     replaces that task, in tests). If the broker cannot take the message, the job is failed at
     once with the reason (it would otherwise wait forever as "queued").
+
+    For a kind in ``ONE_AT_A_TIME_PER_PROJECT``, a project's unfinished job of that kind is
+    returned instead of a new one. The project row is locked (``SELECT ... FOR UPDATE``) while
+    looking, so concurrent requests take turns and all see the one job (PostgreSQL; SQLite
+    serialises writers anyway).
     """
     if task is None:
         work_for(kind)  # an unknown kind fails here, in the request, not in the worker
         task = tasks.run_job_task
     params = dict(params or {})
     json.dumps(params)  # fail here, not in the worker, on a non-JSON parameter
-    job = Job.objects.create(
-        kind=kind,
-        project=project,
-        created_by=user if getattr(user, "is_authenticated", False) else None,
-        params=params,
-        celery_task_id=str(uuid.uuid4()),
-        message="Waiting for a worker",
-    )
-    transaction.on_commit(lambda: _dispatch(job_id=job.pk, task=task, task_id=job.celery_task_id))
+    with transaction.atomic():
+        if project is not None and kind in ONE_AT_A_TIME_PER_PROJECT:
+            Project.objects.select_for_update().filter(pk=project.pk).values_list("pk").first()
+            active = (
+                Job.objects.filter(project=project, kind=kind, status__in=UNFINISHED)
+                .order_by("created_at", "id")
+                .first()
+            )
+            if active is not None:
+                logger.info(
+                    "%s job %s of project %s is unfinished: reused", kind, active.pk, project.pk
+                )
+                return active
+        job = Job.objects.create(
+            kind=kind,
+            project=project,
+            created_by=user if getattr(user, "is_authenticated", False) else None,
+            params=params,
+            celery_task_id=str(uuid.uuid4()),
+            message="Waiting for a worker",
+        )
+        transaction.on_commit(
+            lambda: _dispatch(job_id=job.pk, task=task, task_id=job.celery_task_id)
+        )
     return job
 
 

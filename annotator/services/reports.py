@@ -10,18 +10,15 @@ stale.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from itertools import combinations
 from typing import Any
 
 from django.db import transaction
 
 from alignment_core.agreement import build_report
+from alignment_core.progress import Progress, part, silent
 from annotator.models import AgreementReport, Job, Project
 from annotator.selectors import reports as report_selectors
 from annotator.services.jobs import start_job
-
-Progress = Callable[[float, str], None]
 
 DEFAULT_SAMPLES = 1000
 DEFAULT_RNG_SEED = 0
@@ -31,7 +28,7 @@ MAX_RNG_SEED = 2**32 - 1
 MAX_BIN_WIDTH = 100
 
 # Share of the progress bar spent reading the database; build_report takes the rest.
-_READ_SHARE = 10.0
+_READ_SHARE = 0.1
 
 
 def _int_param(params: dict[str, Any], name: str, default: int, low: int, high: int) -> int:
@@ -85,24 +82,13 @@ def compute_report(
     progress: Progress | None = None,
 ) -> AgreementReport:
     """Build and store the project's agreement report (see the module doc)."""
-    say = progress or (lambda percent, message: None)
+    say = progress or silent
     params = clean_params(params)
     started = time.monotonic()
-    say(1, "Reading annotations")
+    say(0.01, "Reading annotations")
     keys = report_selectors.input_keys(project=project, include_trial=params["include_trial"])
     records = report_selectors.pair_annotations(keys=keys)
     say(_READ_SHARE, f"Read {keys.annotations} annotations of {len(records)} pairs")
-
-    # build_report says one line per step; turning steps into percent needs their number:
-    # Tables 3/4 (1 + 2 κ_C levels), Table 5 per annotator (1 + 2), pairwise (1 each).
-    annotators = sorted({name for r in records for name in r.annotations})
-    steps = 3 + 3 * len(annotators) + len(list(combinations(annotators, 2)))
-    done = 0
-
-    def step(message: str) -> None:
-        nonlocal done
-        say(_READ_SHARE + (99 - _READ_SHARE) * done / max(steps, 1), message)
-        done += 1
 
     result = build_report(
         records,
@@ -110,7 +96,7 @@ def compute_report(
         rng_seed=params["rng_seed"],
         bin_width=params["bin_width"],
         pairwise_kappa_c=False,
-        progress=step,
+        progress=part(say, _READ_SHARE, 0.99),
     )
     result["inputs"] = {
         "pairs": len(records),
@@ -128,7 +114,7 @@ def compute_report(
             result=result,
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
-    say(100, f"Report of {keys.doubly_annotated} doubly annotated pairs stored")
+    say(1.0, f"Report of {keys.doubly_annotated} doubly annotated pairs stored")
     return report
 
 
@@ -140,6 +126,6 @@ def report_work(job: Job, reporter: Any) -> dict[str, Any]:
         params=job.params,
         user=job.created_by,
         job=job,
-        progress=reporter.progress,
+        progress=reporter.as_progress(),
     )
     return {"report": report.pk, "pairs": report.result["inputs"]["pairs"]}

@@ -9,21 +9,19 @@ started are pointed at the new seeds — an annotation in progress keeps the see
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from django.db import transaction
 
 from alignment_core.aligner import AlignerConfig, train
+from alignment_core.progress import Progress, part, silent
 from annotator.links import to_alignment
 from annotator.models import AlignerRun, Assignment, GoldAlignment, Job, Project, SeedAlignment
 from annotator.services.jobs import start_job
 
-Progress = Callable[[float, str], None]
-
 # Share of the progress bar given to training; the rest is aligning and writing.
-_TRAIN_SHARE = 85.0
+_TRAIN_SHARE = 0.85
 # Pairs aligned (and their posteriors held in memory) at a time.
 SEED_CHUNK = 1000
 POSTERIOR_SCALE = 255
@@ -53,7 +51,7 @@ def seed_project(
     """Train on the project's pairs and write a new set of seeds, each with its posterior
     matrix (:func:`quantise_posteriors`). Pairs are aligned ``chunk_size`` at a time, so memory
     stays bounded however large the project. Returns a JSON-able summary."""
-    report = progress or (lambda percent, message: None)
+    report = progress or silent
     pairs = list(
         project.pairs.order_by("position", "id").values_list("id", "source_tokens", "target_tokens")
     )
@@ -69,12 +67,12 @@ def seed_project(
 
     options = {"identity_lexicon": project.monolingual, **(config or {})}
     cfg = AlignerConfig(**options)
-    report(1, f"training on {len(pairs)} pairs ({len(gold)} hand-aligned)")
+    report(0.01, f"training on {len(pairs)} pairs ({len(gold)} hand-aligned)")
     model = train(
         sentences,
         config=cfg,
         gold=gold or None,
-        progress=lambda stage, fraction: report(1 + (_TRAIN_SHARE - 1) * fraction, stage),
+        progress=part(report, 0.01, _TRAIN_SHARE),
     )
     report(_TRAIN_SHARE, "aligning")
 
@@ -113,7 +111,7 @@ def seed_project(
             links += sum(len(a) for a in alignments)
             done = min(start + chunk_size, len(pairs))
             report(
-                _TRAIN_SHARE + (99 - _TRAIN_SHARE) * done / len(pairs),
+                _TRAIN_SHARE + (0.99 - _TRAIN_SHARE) * done / len(pairs),
                 f"aligned and wrote {done} of {len(pairs)} pairs",
             )
         unstarted = list(
@@ -128,7 +126,7 @@ def seed_project(
         Assignment.objects.bulk_update(unstarted, ["seed"], batch_size=2000)
         started = Assignment.objects.filter(pair__project=project).count() - len(unstarted)
 
-    report(100, f"Wrote {len(pairs)} seeds ({links} links); {len(unstarted)} assignments reseeded")
+    report(1.0, f"Wrote {len(pairs)} seeds ({links} links); {len(unstarted)} assignments reseeded")
     return {
         "aligner_run": run.pk,
         "pairs": len(pairs),
@@ -152,5 +150,5 @@ def seed_work(job: Job, reporter: Any) -> dict[str, Any]:
         project=job.project,
         use_gold=bool(job.params.get("use_gold", True)),
         job=job,
-        progress=reporter.progress,
+        progress=reporter.as_progress(),
     )

@@ -198,7 +198,7 @@ def import_work(job: Job, reporter: Any) -> dict[str, Any]:
                 on_token_mismatch=params.get("token_mismatch") or "error",
                 replace_gold=bool(params.get("replace_gold")),
                 dry_run=bool(params.get("dry_run")),
-                progress=reporter.progress,
+                progress=reporter.as_progress(),
             )
         except (CorpusImportError, ValueError) as exc:
             raise ImportRefused(_without_folder(str(exc), folder)) from None

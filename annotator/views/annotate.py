@@ -18,6 +18,7 @@ from annotator.models import Assignment, Project
 from annotator.selectors import projects as project_selectors
 from annotator.selectors import queue as queue_selectors
 from annotator.selectors.assignments import get_own_assignment
+from annotator.selectors.grid import grid_payload
 from annotator.services import annotations as annotation_services
 from annotator.templatetags.gridalign import render_markdown
 
@@ -60,7 +61,9 @@ def queue(request: HttpRequest, project_id: int) -> HttpResponse:
 @require_GET
 @login_required
 def annotate(request: HttpRequest, assignment_id: int) -> HttpResponse:
-    """The grid page. Opening it is recorded (time spent on the first save counts from here)."""
+    """The grid page. Opening it is recorded (time spent on the first save counts from here).
+    The page carries the API's answer for the assignment (``grid_data``, the same JSON as
+    ``GET /api/assignments/<id>/``), so the grid draws without another request."""
     assignment = get_own_assignment(assignment_id=assignment_id, user=request.user)
     if assignment is None:
         raise Http404("No such assignment in your queue.")
@@ -74,6 +77,7 @@ def annotate(request: HttpRequest, assignment_id: int) -> HttpResponse:
         "queue_url": reverse("project-queue", args=[project.pk]),
         "guidelines_url": reverse("project-guidelines", args=[project.pk]),
         "flag_reasons": [(v, label) for v, label in Assignment.Flag.choices if v],
+        "grid_data": grid_payload(assignment=assignment),
     }
     return HttpResponse(select_template(GRID_TEMPLATES).render(context, request))
 

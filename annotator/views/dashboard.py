@@ -1,51 +1,30 @@
 """The agreement dashboard (stored report, tables, charts, CSV) and the disagreement browser.
-Leads and staff only: annotators get 403, outsiders 404, anonymous users the login page."""
+Leads and staff only (``lead.lead_page``): annotators get 403, outsiders 404, anonymous users
+the login page."""
 
 from __future__ import annotations
 
 import csv
-import functools
-from collections.abc import Callable
 
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from annotator.models import Job, Project
 from annotator.selectors import disagreements as disagreement_selectors
-from annotator.selectors import projects as project_selectors
 from annotator.selectors import reports as report_selectors
 from annotator.services import reports as report_services
 from annotator.views.jobs import _wants_json, lead_starts_job
+from annotator.views.lead import lead_page
 from annotator.views.report_tables import PCT, chart_data, format_value, report_tables
 
 DISAGREEMENTS_PER_PAGE = 100
 
 
-def lead_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """A GET page of the project in the URL for its leads and staff; ``view(request, project)``."""
-
-    @require_GET
-    @login_required
-    @functools.wraps(view)
-    def wrapper(request: HttpRequest, project_id: int) -> HttpResponse:
-        project = project_selectors.get_visible_project(project_id=project_id, user=request.user)
-        if project is None:
-            raise Http404("No such project, or you are not a member of it.")
-        if not project_selectors.can_manage_project(project=project, user=request.user):
-            raise PermissionDenied("Only the project's leads see agreement figures.")
-        return view(request, project)
-
-    return wrapper
-
-
 def adjudication_url(project_id: int, pair_id: int) -> str:
-    # The adjudication page belongs to the lead's side; its route is fixed by issue 8.
-    return f"/projects/{project_id}/adjudicate/{pair_id}/"
+    return reverse("project-adjudicate", args=[project_id, pair_id])
 
 
 def _csv_response(rows: list[list], filename: str) -> HttpResponse:
@@ -56,6 +35,7 @@ def _csv_response(rows: list[list], filename: str) -> HttpResponse:
     return response
 
 
+@require_GET
 @lead_page
 def agreement_dashboard(request: HttpRequest, project: Project) -> HttpResponse:
     """The stored report (instant: nothing is recomputed), its freshness, and the button that
@@ -106,6 +86,7 @@ def start_report(request: HttpRequest, project: Project) -> Job | HttpResponse:
     return redirect(reverse("project-agreement", args=[project.pk]) + f"#job-{job.pk}")
 
 
+@require_GET
 @lead_page
 def disagreement_browser(request: HttpRequest, project: Project) -> HttpResponse:
     """Doubly annotated pairs, lowest word F1 first; filters ``subcorpus`` and ``annotators``."""

@@ -100,4 +100,4 @@ def job_detail(request: HttpRequest, job_id: int) -> JsonResponse:
     job = job_selectors.get_job(job_id=job_id, user=request.user)
     if job is None:
         return JsonResponse({"error": "no such job"}, status=404)
-    return JsonResponse(job_selectors.job_state(job=job))
+    return JsonResponse(job_selectors.job_state(job=job, user=request.user))

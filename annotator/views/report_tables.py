@@ -75,12 +75,35 @@ def _score_table(slug: str, title: str, rows: list[dict], lead: list[Column], no
     return Table(slug, title, columns, rows, note)
 
 
+# θ̂, θ̂₀, κ_C and its standard error: the κ_C table and the by-length table (Figure 4)
+KAPPA_COLUMNS = [
+    Column("theta", "θ̂", KAPPA),
+    Column("theta0", "θ̂₀", KAPPA),
+    Column("kappa_c", "κ_C", KAPPA),
+    Column("stderr", "Std. error", NUM),
+]
+LEVEL = Column("level", "Level")
+
+
+def overall(section: dict, level: str) -> dict:
+    """The "all" row (the last) of a section's ``level`` table, or {} when it has none."""
+    return (section.get(level) or [{}])[-1]
+
+
+def _per_level(by_level: dict, row: Any) -> list[dict]:
+    """Rows of every level in level order, each with its ``level``; ``row(level, value)``
+    gives the rows of one level's value."""
+    return [{"level": level, **r} for level, value in sorted(by_level.items()) for r in row(value)]
+
+
 def report_tables(result: dict) -> dict[str, Table]:
     """Every table of the dashboard, by slug."""
     agreement = result.get("agreement", {})
     sub = [Column("subcorpus", "Subcorpus")]
-    tables = {
-        "word": _score_table(
+    who = [Column("annotator", "Annotator"), *sub]
+    seed_note = "The seed is the test side and the annotator the reference, as in the paper."
+    tables = [
+        _score_table(
             "word",
             "Table 3: word-level agreement, A against B",
             agreement.get("word", []),
@@ -88,124 +111,120 @@ def report_tables(result: dict) -> dict[str, Table]:
             "Precision, recall and F1 in percent over non-identical links; κ_C over pairs with "
             "a seed.",
         ),
-        "phrase": _score_table(
+        _score_table(
             "phrase",
             "Table 4: phrase-level agreement, A against B",
             agreement.get("phrase", []),
             sub,
             "Atomic phrase pairs against consistent ones (SPEC §4).",
         ),
-    }
-    who = [Column("annotator", "Annotator"), Column("subcorpus", "Subcorpus")]
-    for level, number in (("word", "word"), ("phrase", "phrase")):
-        rows = []
-        for name, section in sorted(result.get("against_seed", {}).items()):
-            rows += [{"annotator": name, **row} for row in section.get(level, [])]
-        tables[f"seed-{level}"] = _score_table(
-            f"seed-{level}",
-            f"Table 5 ({number} level): the aligner's seed against each annotator",
-            rows,
-            who,
-            "The seed is the test side and the annotator the reference, as in the paper.",
-        )
-    pair_rows = []
-    for p in result.get("pairwise", []):
-        word_all = (p.get("word") or [{}])[-1]
-        phrase_all = (p.get("phrase") or [{}])[-1]
-        pair_rows.append(
-            {
-                "test": p["test"],
-                "reference": p["reference"],
-                "pairs": p["pairs"],
-                "word_precision": word_all.get("precision_sure"),
-                "word_recall": word_all.get("recall_sure"),
-                "word_f1": word_all.get("f1"),
-                "phrase_f1": phrase_all.get("f1"),
-                "cohen": p.get("cohen_kappa_cells"),
-            }
-        )
-    tables["pairwise"] = Table(
-        "pairwise",
-        "Every pair of annotators",
-        [
-            Column("test", "A (test)"),
-            Column("reference", "B (reference)"),
-            Column("pairs", "Shared pairs", INT),
-            Column("word_precision", "Word P sure", PCT),
-            Column("word_recall", "Word R sure", PCT),
-            Column("word_f1", "Word F1", PCT),
-            Column("phrase_f1", "Phrase F1", PCT),
-            Column("cohen", "Cohen's κ", KAPPA),
-        ],
-        pair_rows,
-        "Over the pairs both annotated; Cohen's κ over all cells, labels sure/possible/none.",
-    )
-    tables["classic"] = Table(
-        "classic",
-        "Classic coefficients",
-        [
-            Column("name", "Coefficient"),
-            Column("value", "Value", KAPPA),
-            Column("items", "Over", TEXT),
-            Column("note", "Applies", TEXT),
-        ],
-        classic_rows(result),
-    )
-    kappa_rows, length_rows, edit_rows = [], [], []
-    for level, k in sorted(agreement.get("kappa_c", {}).items()):
-        kappa_rows.append({"level": level, **k})
-        length_rows += [
-            {"level": level, **b} for b in agreement.get("by_length", {}).get(level, [])
+    ]
+    for level in ("word", "phrase"):
+        rows = [
+            {"annotator": name, **row}
+            for name, section in sorted(result.get("against_seed", {}).items())
+            for row in section.get(level, [])
         ]
-    for level, models in sorted(agreement.get("edit_rates", {}).items()):
-        edit_rows += [
-            {"level": level, "annotator": name, **{k: v for k, v in m.items() if k != "points"}}
-            for name, m in models.items()
-        ]
-    tables["kappa"] = Table(
-        "kappa",
-        "κ_C, A against B",
-        [
-            Column("level", "Level"),
-            Column("pairs", "Pairs", INT),
-            Column("theta", "θ̂", KAPPA),
-            Column("theta0", "θ̂₀", KAPPA),
-            Column("kappa_c", "κ_C", KAPPA),
-            Column("stderr", "Std. error", NUM),
-            Column("skipped_empty", "Skipped (no units)", INT),
-            Column("samples", "J", INT),
-            Column("rng_seed", "Seed", INT),
-        ],
-        kappa_rows,
+        title = f"Table 5 ({level} level): the aligner's seed against each annotator"
+        tables.append(_score_table(f"seed-{level}", title, rows, who, seed_note))
+    pair_rows = [
+        {
+            "test": p["test"],
+            "reference": p["reference"],
+            "pairs": p["pairs"],
+            "word_precision": overall(p, "word").get("precision_sure"),
+            "word_recall": overall(p, "word").get("recall_sure"),
+            "word_f1": overall(p, "word").get("f1"),
+            "phrase_f1": overall(p, "phrase").get("f1"),
+            "cohen": p.get("cohen_kappa_cells"),
+        }
+        for p in result.get("pairwise", [])
+    ]
+    tables.append(
+        Table(
+            "pairwise",
+            "Every pair of annotators",
+            [
+                Column("test", "A (test)"),
+                Column("reference", "B (reference)"),
+                Column("pairs", "Shared pairs", INT),
+                Column("word_precision", "Word P sure", PCT),
+                Column("word_recall", "Word R sure", PCT),
+                Column("word_f1", "Word F1", PCT),
+                Column("phrase_f1", "Phrase F1", PCT),
+                Column("cohen", "Cohen's κ", KAPPA),
+            ],
+            pair_rows,
+            "Over the pairs both annotated; Cohen's κ over all cells, labels sure/possible/none.",
+        )
     )
-    tables["by-length"] = Table(
-        "by-length",
-        "θ̂, θ̂₀ and κ_C by length of the shorter sentence",
-        [
-            Column("level", "Level"),
-            Column("min_length", "From", INT),
-            Column("max_length", "To", INT),
-            Column("pairs", "Pairs", INT),
-            Column("theta", "θ̂", KAPPA),
-            Column("theta0", "θ̂₀", KAPPA),
-            Column("kappa_c", "κ_C", KAPPA),
-            Column("stderr", "Std. error", NUM),
-        ],
-        length_rows,
+    tables.append(
+        Table(
+            "classic",
+            "Classic coefficients",
+            [
+                Column("name", "Coefficient"),
+                Column("value", "Value", KAPPA),
+                Column("items", "Over", TEXT),
+                Column("note", "Applies", TEXT),
+            ],
+            classic_rows(result),
+        )
     )
-    tables["edit-rates"] = Table(
-        "edit-rates",
-        "Edit models of the chance model: p(L) = a + b·L, L = N + M",
-        [
-            Column("level", "Level"),
-            Column("annotator", "Annotator"),
-            Column("intercept", "a", NUM),
-            Column("slope", "b (per token)", NUM),
-            Column("pairs", "Fitted on pairs", INT),
-        ],
-        edit_rows,
+    tables.append(
+        Table(
+            "kappa",
+            "κ_C, A against B",
+            [
+                LEVEL,
+                Column("pairs", "Pairs", INT),
+                *KAPPA_COLUMNS,
+                Column("skipped_empty", "Skipped (no units)", INT),
+                Column("samples", "J", INT),
+                Column("rng_seed", "Seed", INT),
+            ],
+            _per_level(agreement.get("kappa_c", {}), lambda k: [k]),
+        )
     )
-    return tables
+    by_length = agreement.get("by_length", {})
+    tables.append(
+        Table(
+            "by-length",
+            "θ̂, θ̂₀ and κ_C by length of the shorter sentence",
+            [
+                LEVEL,
+                Column("min_length", "From", INT),
+                Column("max_length", "To", INT),
+                Column("pairs", "Pairs", INT),
+                *KAPPA_COLUMNS,
+            ],
+            _per_level(
+                {level: by_length.get(level, []) for level in agreement.get("kappa_c", {})},
+                lambda bins: bins,
+            ),
+        )
+    )
+    tables.append(
+        Table(
+            "edit-rates",
+            "Edit models of the chance model: p(L) = a + b·L, L = N + M",
+            [
+                LEVEL,
+                Column("annotator", "Annotator"),
+                Column("intercept", "a", NUM),
+                Column("slope", "b (per token)", NUM),
+                Column("pairs", "Fitted on pairs", INT),
+            ],
+            _per_level(
+                agreement.get("edit_rates", {}),
+                lambda models: [
+                    {"annotator": name, **{k: v for k, v in m.items() if k != "points"}}
+                    for name, m in models.items()
+                ],
+            ),
+        )
+    )
+    return {table.slug: table for table in tables}
 
 
 def classic_rows(result: dict) -> list[dict]:
@@ -246,8 +265,8 @@ def chart_data(result: dict) -> dict:
             {
                 "label": f"{p['test']} – {p['reference']}",
                 "pairs": p["pairs"],
-                "word_f1": (p.get("word") or [{}])[-1].get("f1"),
-                "phrase_f1": (p.get("phrase") or [{}])[-1].get("f1"),
+                "word_f1": overall(p, "word").get("f1"),
+                "phrase_f1": overall(p, "phrase").get("f1"),
             }
             for p in result.get("pairwise", [])
         ],

@@ -181,3 +181,11 @@ def test_pharaoh_with_its_tsv_as_separate_files(api, project, lead, corpus, copy
         },
     )
     assert gold_of(copy) == {k: v for k, v in gold_of(project).items() if not v[3]}
+
+
+def test_unknown_format_lists_the_formats(api, project, lead, corpus):
+    response = api(lead).get(f"/api/projects/{project.pk}/export/?format=xml")
+    assert response.status_code == 400
+    assert response.json()["error"] == (
+        'format: "xml" is not one of jsonl, pharaoh, naacl, giza-a3.'
+    )

@@ -6,6 +6,7 @@ with the blind rule checked on each."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -101,7 +102,14 @@ def test_grid_page_for_the_own_annotator_records_the_opening(grid, client_for):
     assert response.context["assignment"] == assignment
     assert response.context["pair"] == assignment.pair
     assert response.context["project"] == grid.project
-    assert not leaked_cells(response.content.decode())  # other's links, gold: not in the page
+    html = response.content.decode()
+    assert not leaked_cells(html)  # other's links, gold: not in the page
+    # the page carries the API's answer for the assignment, so the grid needs no other request
+    embedded = re.search(r'<script id="grid-data" type="application/json">(.*?)</script>', html)
+    assert embedded, "the grid's data is in the page"
+    api_answer = client_for(grid.annotator).get(f"/api/assignments/{assignment.pk}/").json()
+    assert json.loads(embedded.group(1)) == api_answer
+    assert api_answer["pair"]["source"] == assignment.pair.source_tokens
     assignment.refresh_from_db()
     assert assignment.last_activity_at is not None and assignment.started_at is not None
     assert assignment.status == "assigned"

@@ -184,10 +184,17 @@ def test_disagreements_lowest_f1_first_with_filters_and_adjudication_links(
     assert nobody.context["found"].rows == [] and "matches the filter" in nobody.content.decode()
 
 
-def test_the_project_page_links_leads_only(client_for, lead, annotator, project):
-    dashboard = urls(project)["dashboard"]
-    assert dashboard in client_for(lead).get(f"/projects/{project.pk}/").content.decode()
-    assert dashboard not in client_for(annotator).get(f"/projects/{project.pk}/").content.decode()
+def test_the_project_page_links_every_lead_page_for_leads_only(
+    client_for, lead, annotator, project
+):
+    p = project.pk
+    pages = [f"/projects/{p}/{name}/" for name in ("members", "assign", "progress", "agreement",
+                                                     "disagreements", "adjudicate")]  # fmt: skip
+    as_lead = client_for(lead).get(f"/projects/{p}/").content.decode()
+    as_annotator = client_for(annotator).get(f"/projects/{p}/").content.decode()
+    for url in pages:
+        assert f'href="{url}"' in as_lead, url
+        assert f'href="{url}"' not in as_annotator, url
 
 
 @pytest.mark.parametrize("which", ["dashboard", "csv", "disagreements"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from annotator.management.commands.setup_demo import DEMO_PROJECT, DEMO_USERS
 from annotator.models import (
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 
 def run_setup_demo(capsys) -> str:
-    call_command("setup_demo")
+    call_command("setup_demo", force=True)
     return capsys.readouterr().out
 
 
@@ -84,7 +84,8 @@ def test_users_log_in_with_the_printed_passwords(client, capsys):
     assert credentials == {username: password for username, password, _ in DEMO_USERS}
     for username, password in credentials.items():
         assert len(password) >= 8
-        assert client.login(username=username, password=password), username
+        login = {"username": username, "password": password}  # the form: axes sees it
+        assert client.post("/accounts/login/", login).status_code == 302, username
         assert DEMO_PROJECT in client.get("/").content.decode()
         client.logout()
 
@@ -95,4 +96,31 @@ def test_passwords_are_reset_on_each_run(client, capsys, django_user_model):
     lead.set_password("something-else")
     lead.save()
     credentials = printed_credentials(run_setup_demo(capsys))
-    assert client.login(username="lead", password=credentials["lead"])
+    login = {"username": "lead", "password": credentials["lead"]}
+    assert client.post("/accounts/login/", login).status_code == 302
+
+
+def test_setup_demo_refuses_without_debug_or_force_and_changes_nothing(settings, django_user_model):
+    settings.DEBUG = False
+    lead = django_user_model.objects.create_user("lead", password="a-real-secret-password")
+    with pytest.raises(CommandError, match=r"published in the README.*DEBUG=true.*--force"):
+        call_command("setup_demo")
+    lead.refresh_from_db()
+    assert lead.check_password("a-real-secret-password")  # not reset to the published one
+    assert not django_user_model.objects.filter(username="annotator1").exists()
+    assert not Project.objects.filter(name=DEMO_PROJECT).exists()
+
+
+def test_setup_demo_runs_with_debug_on(settings, capsys, django_user_model):
+    settings.DEBUG = True
+    call_command("setup_demo")
+    username, password, _role = DEMO_USERS[0]
+    assert django_user_model.objects.get(username=username).check_password(password)
+    assert Project.objects.filter(name=DEMO_PROJECT).exists()
+
+
+def test_setup_demo_force_runs_with_debug_off(settings, capsys, django_user_model):
+    settings.DEBUG = False
+    call_command("setup_demo", force=True)
+    username, password, _role = DEMO_USERS[0]
+    assert django_user_model.objects.get(username=username).check_password(password)

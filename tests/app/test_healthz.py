@@ -13,10 +13,40 @@ from annotator.selectors import health
 pytestmark = pytest.mark.django_db
 
 
-def test_up_answers_200_without_login(client):
+@pytest.fixture
+def staff_client(client, django_user_model):
+    """Staff see each check's details; anonymous callers only the status."""
+    client.force_login(django_user_model.objects.create_user("ops", is_staff=True))
+    return client
+
+
+def test_up_answers_200_without_login_and_names_nothing(client):
     response = client.get("/healthz")
     assert response.status_code == 200, response.content
+    assert response.json() == {"status": "ok"}
+    assert "no-cache" in response.headers.get("Cache-Control", "")
+
+
+def test_anonymous_sees_a_bare_503_without_vendor_or_broker_url(client, settings):
+    settings.CELERY_BROKER_URL = "redis://:secret@127.0.0.1:1/0"  # nothing listens on port 1
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json() == {"status": "unavailable"}
+    text = response.content.decode()
+    for leak in ("redis", "127.0.0.1", connection.vendor, "ConnectionError"):
+        assert leak not in text
+
+
+def test_a_logged_in_non_staff_user_sees_only_the_status(client, django_user_model):
+    client.force_login(django_user_model.objects.create_user("annotator"))
+    assert client.get("/healthz").json() == {"status": "ok"}
+
+
+def test_staff_see_the_details(staff_client):
+    response = staff_client.get("/healthz")
+    assert response.status_code == 200, response.content
     body = response.json()
+    assert body["status"] == "ok"
     assert body["database"]["ok"] is True
     assert body["database"]["vendor"] == connection.vendor
     assert body["broker"]["ok"] is True
@@ -24,10 +54,10 @@ def test_up_answers_200_without_login(client):
     assert "no-cache" in response.headers.get("Cache-Control", "")
 
 
-def test_dead_redis_answers_503_within_3_seconds(client, settings):
+def test_dead_redis_answers_503_within_3_seconds(staff_client, settings):
     settings.CELERY_BROKER_URL = "redis://:secret@127.0.0.1:1/0"  # nothing listens on port 1
     started = time.monotonic()
-    response = client.get("/healthz")
+    response = staff_client.get("/healthz")
     assert time.monotonic() - started < 3
     assert response.status_code == 503
     body = response.json()
@@ -37,7 +67,7 @@ def test_dead_redis_answers_503_within_3_seconds(client, settings):
     assert "secret" not in response.content.decode()  # the password is not shown
 
 
-def test_missing_filesystem_broker_folder_answers_503(client, settings, tmp_path):
+def test_missing_filesystem_broker_folder_answers_503(staff_client, settings, tmp_path):
     settings.CELERY_BROKER_URL = "filesystem://"
     missing = str(tmp_path / "gone")
     settings.CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -45,12 +75,12 @@ def test_missing_filesystem_broker_folder_answers_503(client, settings, tmp_path
         "data_folder_out": missing,
         "processed_folder": missing,
     }
-    response = client.get("/healthz")
+    response = staff_client.get("/healthz")
     assert response.status_code == 503
     assert "missing or not writable" in response.json()["broker"]["error"]
 
 
-def test_broken_database_answers_503(client, monkeypatch, tmp_path):
+def test_broken_database_answers_503(staff_client, monkeypatch, tmp_path):
     """A real connection to a database that cannot be reached (PostgreSQL: a closed port;
     SQLite: a file in a folder that does not exist)."""
     bad = copy.deepcopy(connection.settings_dict)
@@ -61,7 +91,7 @@ def test_broken_database_answers_503(client, monkeypatch, tmp_path):
     broken = connections["default"].__class__(bad, alias="default")
     monkeypatch.setattr(health, "connections", {"default": broken})
     try:
-        response = client.get("/healthz")
+        response = staff_client.get("/healthz")
     finally:
         broken.close()
     assert response.status_code == 503

@@ -318,15 +318,15 @@ def test_dry_run_reports_everything_and_writes_nothing(project):
     assert snapshot() == before
 
 
-def test_progress_goes_from_0_to_100(project):
+def test_progress_goes_from_0_to_1(project):
     seen: list[tuple[float, str]] = []
     import_pairs(
         project=project,
         pairs=three_pairs(),
         load_alignments_as="seed",
-        progress=lambda pct, msg: seen.append((pct, msg)),
+        progress=lambda fraction, msg: seen.append((fraction, msg)),
     )
-    percents = [p for p, _ in seen]
-    assert percents[0] == 0 and percents[-1] == 100
-    assert percents == sorted(percents)
+    fractions = [f for f, _ in seen]
+    assert fractions[0] == 0 and fractions[-1] == 1.0
+    assert fractions == sorted(fractions)
     assert all(isinstance(m, str) and m for _, m in seen)

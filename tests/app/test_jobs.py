@@ -9,6 +9,8 @@ from datetime import timedelta
 
 import pytest
 from billiard.exceptions import WorkerLostError
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotator.models import Job
@@ -16,7 +18,7 @@ from annotator.selectors.jobs import get_job, job_state
 from annotator.services import jobs
 from annotator.services.jobs import JobReporter, fail_stale_jobs, run_job, start_job
 from annotator.signals import fail_job_of_failed_task, fail_stale_jobs_at_worker_start
-from annotator.tasks import run_job_task
+from annotator.tasks import fail_stale_jobs_task, run_job_task
 from gridalign.celery import app as celery_app
 
 pytestmark = pytest.mark.django_db
@@ -220,12 +222,39 @@ def test_stale_check_takes_now(settings):
     assert Job.objects.get(pk=job.pk).status == "failed"
 
 
-def test_reading_a_job_fails_it_when_stale(settings, lead, project):
+def test_polling_a_stale_job_writes_nothing(settings, client_for, lead, project):
+    """Selectors read, never write: the job JSON and the project page show a dead worker's job
+    as it is; failing it is the sweep's business (worker start, Celery beat)."""
     settings.JOB_STALE_AFTER = 60
     job = running(beat_ago=600, project=project)
-    state = job_state(job=get_job(job_id=job.pk, user=lead))
+    client = client_for(lead)
+    with CaptureQueriesContext(connection) as queries:
+        state = client.get(f"/jobs/{job.pk}/").json()
+        assert client.get(f"/projects/{project.pk}/").status_code == 200
+        assert get_job(job_id=job.pk, user=lead).status == "running"
+    writes = [
+        q["sql"] for q in queries if q["sql"].lstrip().upper().startswith(("UPDATE", "INSERT"))
+    ]
+    assert [w for w in writes if "annotator_job" in w] == []
+    assert state["status"] == "running"
+    assert Job.objects.get(pk=job.pk).status == "running"
+
+
+def test_the_periodic_sweep_fails_a_stale_job_with_a_reason(settings, lead, project):
+    settings.JOB_STALE_AFTER = 60
+    job = running(beat_ago=600, project=project)
+    assert fail_stale_jobs_task.apply().get() == 1  # the task beat sends, run in-process
+    state = job_state(job=get_job(job_id=job.pk, user=lead), user=lead)
     assert state["status"] == "failed" and state["finished"] is True
-    assert "No heartbeat since" in state["error"]
+    assert "No heartbeat since" in state["error"] and "worker" in state["reason"]
+
+
+def test_beat_schedules_the_sweep_every_minute():
+    schedule = celery_app.conf.beat_schedule
+    entries = [e for e in schedule.values() if e["task"] == fail_stale_jobs_task.name]
+    assert len(entries) == 1
+    assert 0 < float(entries[0]["schedule"]) <= 60
+    assert fail_stale_jobs_task.name in celery_app.tasks
 
 
 def test_worker_start_fails_stale_jobs(settings):

@@ -81,9 +81,9 @@ def test_seeding_writes_one_valid_seed_per_pair_and_reports_progress(project, co
     first = seeds.get(pair=corpus[0])
     assert [0, 0, "S"] in first.links and [1, 1, "S"] in first.links
 
-    percents = [p for p, _ in seen]
-    assert percents == sorted(percents) and percents[0] >= 0
-    assert seen[-1] == (100, f"Wrote {len(corpus)} seeds ({total} links); 0 assignments reseeded")
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[0] >= 0
+    assert seen[-1] == (1.0, f"Wrote {len(corpus)} seeds ({total} links); 0 assignments reseeded")
     messages = " ".join(m for _, m in seen).lower()
     assert "hmm" in messages and "ibm" in messages  # per model and iteration
 

@@ -71,7 +71,7 @@ def test_chunks_give_the_same_seeds_as_one_batch(project, corpus):  # noqa: F811
 
 
 def test_a_failure_between_chunks_writes_no_seed_at_all(project, corpus):  # noqa: F811
-    def fail_after_first_chunk(percent: float, message: str) -> None:
+    def fail_after_first_chunk(fraction: float, message: str) -> None:
         if message.startswith("aligned and wrote 3 "):
             raise RuntimeError("worker lost")
 

@@ -192,7 +192,7 @@ def test_ibm1_only(small_synthetic):
 
 def test_progress_reports_every_iteration(small_synthetic):
     seen: list[tuple[str, float]] = []
-    train(small_synthetic.pairs[:50], AlignerConfig(), progress=lambda s, f: seen.append((s, f)))
+    train(small_synthetic.pairs[:50], AlignerConfig(), progress=lambda f, s: seen.append((s, f)))
     fractions = [f for _, f in seen]
     assert fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] == 1.0
     stages = {s for s, _ in seen}
@@ -207,7 +207,7 @@ def test_progress_error_stops_training(small_synthetic, threads):
     class Stop(Exception):
         pass
 
-    def progress(stage: str, fraction: float) -> None:
+    def progress(fraction: float, stage: str) -> None:
         if fraction > 0.3:
             raise Stop
 

@@ -1,6 +1,7 @@
 """The annotation grid in a real Chromium: mouse, keyboard, undo/redo, autosave and reload,
 a conflict between two tabs, saves made while the server is unreachable, Enter → next pair,
-flags, trial feedback and an 80 × 80 pair. Screenshots go to var/screenshots/."""
+flags, skip, trial feedback, hover, shapes, reset/clear, the unsaved-changes prompt, 80 × 80
+and 150 × 150 pairs. Screenshots go to var/test-artifacts/."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from annotator.models import (
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+SHOTS = Path(__file__).resolve().parents[2] / "var" / "test-artifacts"
 PASSWORD = "grid-e2e-password-1"
 SOURCE = ["the", "two", "sides", "reached", "an", "agreement", "today"]  # 7 rows
 TARGET = ["both", "parties", "arrived", "at", "a", "deal", "this", "morning"]  # 8 columns
@@ -360,6 +361,11 @@ def test_trial_pair_feedback_overlays_the_reference(live_server, page, django_us
     assert overlay[(1, 0)] == "both-sure" and overlay[(3, 2)] == "both-sure"
     assert overlay[(3, 3)] == "only-b", "a reference link the annotator missed"
     assert overlay[(0, 0)] == "only-a" and overlay[(5, 5)] == "only-a"
+    # the overlay alone: no frames of an edited alignment on top of its marks
+    frames = feedback.locator("td[data-overlay]").evaluate_all(
+        "els => els.map(e => getComputedStyle(e).boxShadow + ' ' + getComputedStyle(e).outlineStyle)"
+    )
+    assert set(frames) == {"none none"}, frames
     shot(page, "grid-trial-feedback")
     page.keyboard.press("Enter")  # continue
     page.wait_for_url(f"**/annotate/{real.pk}/")
@@ -378,6 +384,10 @@ def test_posterior_shading_and_a_pair_of_80_by_80(live_server, page, django_user
     login(page, base)
     open_pair(page, base, big)
     expect(page.locator("[role=gridcell]")).to_have_count(6400)
+    truncated = page.eval_on_selector_all(
+        "th.ga-rowhead", "els => els.filter(e => e.scrollWidth > e.clientWidth).length"
+    )
+    assert truncated == 0, "every row word fits its column"
     toggle = page.locator("[data-action=posteriors]")
     if toggle.is_checked():
         page.keyboard.press("h")
@@ -399,3 +409,193 @@ def test_posterior_shading_and_a_pair_of_80_by_80(live_server, page, django_user
         json.loads(page.evaluate("JSON.stringify(document.activeElement.getAttribute('role'))"))
         == "grid"
     )
+
+
+def test_hover_shading_shapes_legend_reset_and_clear(live_server, page, django_user_model):
+    from playwright.sync_api import expect
+
+    _, (a,) = build(django_user_model, [{}])
+    base = live_server.url
+    page.set_viewport_size({"width": 1280, "height": 800})
+    login(page, base)
+    open_pair(page, base, a)
+    grid = page.locator("[data-field=grid] [role=grid]")
+    # shading is on by default: a likely cell is tinted, an unlikely one is not
+    expect(page.locator("[data-action=posteriors]")).to_be_checked()
+    expect(grid).to_have_class("ga-grid ga-show-post")
+
+    def background(i, j):
+        return cell(page, i, j).evaluate("e => getComputedStyle(e).backgroundColor")
+
+    assert background(3, 3) not in ("rgba(0, 0, 0, 0)", "transparent")
+    assert background(0, 6) == "rgba(0, 0, 0, 0)", "posterior 0: no tint"
+    page.keyboard.press("h")
+    expect(page.locator("[data-action=posteriors]")).not_to_be_checked()
+    assert background(3, 3) == "rgba(0, 0, 0, 0)"
+    page.keyboard.press("h")
+
+    # sure and possible differ by shape, not only colour: a filled square against a ring
+    cell(page, 3, 3).click()
+    cell(page, 4, 4).click()
+    cell(page, 4, 4).click()
+
+    def mark(i, j):
+        return cell(page, i, j).evaluate("e => getComputedStyle(e).backgroundImage")
+
+    sure, possible, untouched_seed = mark(3, 3), mark(4, 4), mark(1, 0)
+    assert "linear-gradient" in sure and "radial-gradient" not in sure, "sure: a filled square"
+    assert "radial-gradient" in possible, "possible: a ring"
+    assert mark(0, 6) == "none"
+    assert "linear-gradient" in untouched_seed
+    seed_frame = cell(page, 1, 0).evaluate("e => getComputedStyle(e).outlineStyle")
+    assert seed_frame == "dotted", "an untouched seed link has a dotted frame"
+    assert cell(page, 3, 3).evaluate("e => getComputedStyle(e).outlineStyle") == "none"
+
+    # hover: the row, the column and both words, in the grid and in the lines above it
+    cell(page, 2, 1).hover()
+    expect(page.locator("tr[data-i='2']")).to_have_class("ga-hover")
+    expect(page.locator("th.ga-rowhead[data-i='2']")).to_have_class("ga-rowhead ga-hover")
+    expect(page.locator("th.ga-colhead[data-j='1']")).to_have_class("ga-colhead ga-hover")
+    expect(page.locator(".ga-word[data-side=source][data-k='2']")).to_have_class("ga-word ga-hover")
+    expect(page.locator(".ga-word[data-side=target][data-k='1']")).to_have_class("ga-word ga-hover")
+    # hovering a word in the text lines marks the words it is linked to (seed: two – both)
+    page.locator(".ga-word[data-side=source][data-k='1']").hover()
+    linked = page.locator(".ga-sentence .ga-linked")
+    expect(linked).to_have_count(1)
+    expect(linked).to_have_text("both")
+    page.locator(".ga-word[data-side=target][data-k='5']").hover()  # deal ← agreement
+    expect(linked).to_have_text("agreement")
+    shot(page, "grid-small-posteriors")
+
+    # the legends: cell marks above the grid, every key beside it
+    expect(page.locator("[data-field=grid] .ga-legend li")).to_have_count(3)
+    keys = page.locator(".keys")
+    expect(keys).to_be_visible()
+    for text in ("Shift", "Ctrl", "Enter", "undo", "redo", "accept the seed"):
+        expect(keys).to_contain_text(text)
+
+    # clear, then reset to seed (seed links shown as seed again), each one undo step
+    page.click("[data-action=clear]")
+    assert states(page) == {}
+    page.click("[data-action=reset]")
+    assert states(page) == as_states(SEED)
+    assert cell(page, 1, 0).get_attribute("data-seed") == "1"
+    page.click("[data-action=undo]")
+    assert states(page) == {}
+    page.click("[data-action=redo]")
+    assert states(page) == as_states(SEED)
+    saved(page)
+    assert as_states(Annotation.objects.get(assignment=a).links) == as_states(SEED)
+
+
+def test_a_flagged_pair_can_be_skipped_and_unsaved_changes_warn(
+    live_server, page, django_user_model
+):
+    from playwright.sync_api import expect
+
+    _, (a, b) = build(django_user_model, [{}, {}])
+    base = live_server.url
+    login(page, base)
+    open_pair(page, base, a)
+    page.select_option("select[name=reason]", "not_paraphrase")
+    page.click(".flag-form button[type=submit]")
+    expect(page.locator("[data-field=flag-current]")).to_contain_text("Not a paraphrase")
+    page.click("[data-action=skip]")
+    page.wait_for_url(f"**/annotate/{b.pk}/")
+    a.refresh_from_db()
+    assert (a.flag, a.status) == ("not_paraphrase", "assigned"), "skipped: flagged, not submitted"
+
+    # an edit that cannot be saved: leaving asks first (beforeunload), staying keeps it
+    page.wait_for_selector("#annotate[data-ready='1']")
+    page.route("**/annotation/", lambda route: route.abort("internetdisconnected"))
+    cell(page, 2, 2).click()
+    expect(page.locator("[data-save-state]")).to_have_attribute("data-save-state", "offline")
+    asked = []
+
+    def on_dialog(dialog):
+        asked.append(dialog.type)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    page.close(run_before_unload=True)
+    page.wait_for_timeout(500)
+    assert asked == ["beforeunload"]
+    assert not page.is_closed(), "dismissing the prompt keeps the page and the edit"
+    expect(cell(page, 2, 2)).to_have_attribute("data-state", "sure")
+
+
+def test_a_pair_of_150_by_150_with_sticky_rotated_headers(live_server, page, django_user_model):
+    from playwright.sync_api import expect
+
+    words = [f"word{n}" for n in range(150)]
+    _, (big,) = build(
+        django_user_model,
+        [{"source": words, "target": words, "seed": [[k, k, "S"] for k in range(0, 150, 4)]}],
+    )
+    base = live_server.url
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    login(page, base)
+    open_pair(page, base, big)
+    expect(page.locator("[role=gridcell]")).to_have_count(150 * 150)
+    head = page.locator("th.ga-colhead[data-j='0'] span")
+    assert head.evaluate("e => getComputedStyle(e).writingMode") == "vertical-rl"
+    box = head.bounding_box()
+    assert box["height"] > box["width"], "column words are written upwards"
+
+    # scrolled to the far corner, both header bands stay on screen at the scroller's edges
+    scroller = page.locator(".ga-scroll")
+    scroller.evaluate("e => { e.scrollTop = e.scrollHeight; e.scrollLeft = e.scrollWidth; }")
+    frame = scroller.bounding_box()
+    col = page.locator("th.ga-colhead[data-j='149']").bounding_box()
+    row = page.locator("th.ga-rowhead[data-i='149']").bounding_box()
+    assert abs(col["y"] - frame["y"]) <= 2, (col, frame)
+    assert abs(row["x"] - frame["x"]) <= 2, (row, frame)
+    # the long sentence lines scroll within themselves to show the hovered cell's words
+    corner = cell(page, 149, 149)
+    corner.hover()
+    for side in ("source", "target"):
+        word = page.locator(f".ga-word[data-side={side}][data-k='149']")
+        line = page.locator(f".ga-sentence[data-side={side}]").bounding_box()
+        shown = word.bounding_box()
+        assert (
+            line["y"] - 1 <= shown["y"]
+            and shown["y"] + shown["height"] <= line["y"] + line["height"] + 1
+        )
+    assert page.locator(".ga-sentence[data-side=source]").bounding_box()["height"] < 120
+    corner.click()
+    expect(corner).to_have_attribute("data-state", "sure")
+    saved(page)
+    assert [149, 149, "S"] in Annotation.objects.get(assignment=big).links
+    shot(page, "grid-150x150-scrolled")
+
+
+def test_the_page_at_200_percent_zoom_by_keyboard_alone(
+    chromium_browser, live_server, django_user_model
+):
+    from playwright.sync_api import expect
+
+    _, (a, b) = build(django_user_model, [{}, {}])
+    base = live_server.url
+    # 200 % zoom of a 1280 × 800 window: half the CSS pixels, each drawn twice as large
+    context = chromium_browser.new_context(
+        viewport={"width": 640, "height": 400}, device_scale_factor=2
+    )
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    try:
+        login(page, base)
+        open_pair(page, base, a)
+        width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert width[0] <= width[1] + 1, f"the page scrolls sideways at 200 %: {width}"
+        shot(page, "grid-zoom-200")
+        # by keyboard alone: the grid has the focus on opening; edit, then submit with Enter
+        assert page.evaluate("document.activeElement.getAttribute('role')") == "grid"
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("p")
+        expect(cell(page, 0, 2)).to_have_attribute("data-state", "possible")
+        page.keyboard.press("Enter")
+        page.wait_for_url(f"**/annotate/{b.pk}/")
+        assert [0, 2, "P"] in Annotation.objects.get(assignment=a).links
+    finally:
+        context.close()

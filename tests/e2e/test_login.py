@@ -7,7 +7,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 def test_lead_logs_in_and_sees_the_demo_project(live_server, page, capsys):
-    call_command("setup_demo")
+    call_command("setup_demo", force=True)
     printed = capsys.readouterr().out
     assert "lead" in printed
 
@@ -22,7 +22,7 @@ def test_lead_logs_in_and_sees_the_demo_project(live_server, page, capsys):
 
 
 def test_wrong_password_is_refused(live_server, page):
-    call_command("setup_demo")
+    call_command("setup_demo", force=True)
     page.goto(live_server.url + "/accounts/login/")
     page.fill("input[name=username]", "lead")
     page.fill("input[name=password]", "not-the-password")

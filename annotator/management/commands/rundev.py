@@ -1,6 +1,7 @@
 """``manage.py rundev``: the quick start's server — Django's development server and a Celery
-worker side by side, both stopped by one Ctrl-C. For production use gunicorn and
-``celery -A gridalign worker`` (see docker-compose.yml)."""
+worker with Celery beat embedded (``-B``: the periodic sweep for jobs whose worker died) side by
+side, all stopped by one Ctrl-C. For production use gunicorn, ``celery -A gridalign worker``
+and exactly one ``celery -A gridalign beat`` (see docker-compose.yml)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from django.core.management.base import BaseCommand
 
 
 class Command(BaseCommand):
-    help = "Run the web server and a Celery worker together (Ctrl-C stops both)."
+    help = "Run the web server and a Celery worker with beat together (Ctrl-C stops both)."
 
     def add_arguments(self, parser):
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
@@ -36,12 +37,13 @@ class Command(BaseCommand):
             "INFO",
             "--concurrency",
             "1",
+            "-B",  # embedded beat: one process, so exactly one scheduler (CELERY_BEAT_SCHEDULE)
         ]
         web = [python, "manage.py", "runserver", f"{host}:{port}", "--noreload"]
         self.stdout.write(
             f"gridalign on http://{host}:{port}/  (broker: {settings.CELERY_BROKER_URL})"
         )
-        self.stdout.write("Press Ctrl-C to stop the web server and the worker.")
+        self.stdout.write("Press Ctrl-C to stop the web server and the worker (with beat).")
         procs = [
             subprocess.Popen(worker, env=env, cwd=settings.BASE_DIR, start_new_session=True),
             subprocess.Popen(web, env=env, cwd=settings.BASE_DIR, start_new_session=True),

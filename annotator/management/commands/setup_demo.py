@@ -6,6 +6,10 @@ Creates (or brings back) the project "Demo: paraphrase alignment" with guideline
 three subcorpora (mtc, news, novels), six of them trial pairs and twelve with a gold alignment.
 Re-running never duplicates anything; pairs already in the project are left as they are.
 
+The demo passwords are published (README, this file), so the command refuses to run unless
+DEBUG is on (``make run``) or ``--force`` is given: on a production database it would hand
+anyone who read the README a lead's account.
+
 So that ``make run`` shows a working grid, the demo project is then seeded once with the
 aligner (synchronously, only while it has no seeds) and its pairs are assigned to
 ``annotator1`` and ``annotator2`` (:func:`assign_demo_pairs`).
@@ -16,8 +20,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from alignment_core.formats import read_pairs
@@ -163,9 +168,27 @@ def assign_demo_pairs(*, project: Project, annotators: list[Any]) -> int:
 
 
 class Command(BaseCommand):
-    help = "Create the demo project, its users and its pairs (safe to run again)."
+    help = (
+        "Create the demo project, its users and its pairs (safe to run again). The users get "
+        "published passwords: refused unless DEBUG is on or --force is given."
+    )
 
-    def handle(self, *args: Any, **options: Any) -> None:
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="run with DEBUG off too (the demo users' passwords are public: not in production)",
+        )
+
+    def handle(self, *args: Any, force: bool = False, **options: Any) -> None:
+        if not (settings.DEBUG or force):
+            users = ", ".join(username for username, _password, _role in DEMO_USERS)
+            raise CommandError(
+                f"setup_demo sets the users {users} to passwords published in the README, so "
+                "anyone could log in as the demo lead. DEBUG is off (a production setting?): "
+                "refusing. Run it with DEBUG=true on a development database, or add --force "
+                "if this database is a throwaway demo."
+            )
         done = setup_demo()
         project = done["project"]
         pairs = SentencePair.objects.filter(project=project)

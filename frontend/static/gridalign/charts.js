@@ -16,16 +16,17 @@ const MARGIN = { top: 14, right: 16, bottom: 52, left: 58 };
 /* -- pure helpers (no DOM) ------------------------------------------------------------------ */
 
 /** Round tick values covering [lo, hi], about `count` of them, at 1/2/5 × 10^k steps. */
-export function niceTicks(lo, hi, count = 5) {
+export function niceTicks(lo, hi, count = 5, { integer = false } = {}) {
   if (!Number.isFinite(lo) || !Number.isFinite(hi)) return [0, 1];
   if (hi === lo) {
-    const pad = lo === 0 ? 1 : Math.abs(lo) * 0.1;
+    const pad = lo === 0 || integer ? 1 : Math.abs(lo) * 0.1;
     lo -= pad;
     hi += pad;
   }
   const raw = (hi - lo) / Math.max(1, count);
   const power = Math.pow(10, Math.floor(Math.log10(raw)));
-  const step = [1, 2, 5, 10].map((f) => f * power).find((s) => s >= raw) || 10 * power;
+  let step = [1, 2, 5, 10].map((f) => f * power).find((s) => s >= raw) || 10 * power;
+  if (integer) step = Math.max(1, Math.round(step)); // counts (tokens): no 20.5
   const first = Math.floor(lo / step + 1e-9) * step;
   const ticks = [];
   for (let v = first; v <= hi + step * 1e-9; v += step) ticks.push(Number(v.toFixed(12)));
@@ -164,7 +165,7 @@ export function barChart(el, { categories, series, yTitle, label, percent = true
       const v = s.values[i];
       if (v === null || v === undefined) return;
       const top = y(v * k);
-      const rect = node("rect", { x: left + j * bar, y: top, width: bar - 2, height: inner.y0 - top, fill: s.color, class: "bar" }, svg);
+      const rect = node("rect", { x: left + j * bar, y: top, width: bar - 2, height: inner.y0 - top, fill: s.color, class: "chart-bar" }, svg);
       node("title", {}, rect, `${c}, ${s.name}: ${(v * k).toFixed(1)}`);
       if (bar >= 28) node("text", { x: left + j * bar + (bar - 2) / 2, y: top - 4, "text-anchor": "middle", class: "bar-value" }, svg, (v * k).toFixed(1));
     });
@@ -173,27 +174,33 @@ export function barChart(el, { categories, series, yTitle, label, percent = true
   place(el, svg, series);
 }
 
-/** Scatter with fitted lines. series: [{name, points: [[x, y]], color, line: {intercept, slope}}]. */
-export function scatterChart(el, { series, xTitle, yTitle, label }) {
+/** Scatter with fitted lines. series: [{name, points: [[x, y]], color, line: {intercept,
+ * slope}}]. integerX: x is a count (ticks on whole numbers, one unit of room on each side);
+ * yScale: multiply y (points and lines) by this for display (100: a rate shown in percent). */
+export function scatterChart(el, { series, xTitle, yTitle, label, integerX = false, yScale = 1 }) {
   const { svg, inner } = frame(el, label);
   const xs = series.flatMap((s) => s.points.map((p) => p[0]));
-  const ys = series.flatMap((s) => s.points.map((p) => p[1]));
-  const xt = niceTicks(Math.min(...xs), Math.max(...xs));
-  const yt = niceTicks(0, Math.max(...ys, 0.01));
+  const ys = series.flatMap((s) => s.points.map((p) => p[1] * yScale));
+  const pad = integerX ? 1 : 0;
+  const xt = niceTicks(Math.min(...xs) - pad, Math.max(...xs) + pad, 5, { integer: integerX });
+  const yt = niceTicks(0, Math.max(...ys, 0.01 * yScale));
   const x = scale(xt[0], xt[xt.length - 1], inner.x0, inner.x1);
   const y = scale(yt[0], yt[yt.length - 1], inner.y0, inner.y1);
   yAxis(svg, inner, yt, y, yTitle);
   for (const t of xt) node("text", { x: x(t), y: inner.y0 + 18, "text-anchor": "middle", class: "tick" }, svg, tickText(t));
   xLabel(svg, inner, xTitle);
   for (const s of series) {
-    const g = node("g", { fill: s.color, "fill-opacity": 0.45, class: "points" }, svg);
-    for (const [px, py] of s.points) node("circle", { cx: x(px).toFixed(1), cy: y(py).toFixed(1), r: 3 }, g);
+    const g = node("g", { fill: s.color, "fill-opacity": 0.7, stroke: "#fff", class: "points" }, svg);
+    for (const [px, py] of s.points) {
+      const dot = node("circle", { cx: x(px).toFixed(1), cy: y(py * yScale).toFixed(1), r: 4.5 }, g);
+      node("title", {}, dot, `${s.name}: L = ${px}, ${tickText(py * yScale)}`);
+    }
   }
   for (const s of series) {
     if (!s.line || !s.points.length) continue;
     const lo = Math.min(...s.points.map((p) => p[0]));
     const hi = Math.max(...s.points.map((p) => p[0]));
-    const at = (l) => Math.min(1, Math.max(0, s.line.intercept + s.line.slope * l));
+    const at = (l) => yScale * Math.min(1, Math.max(0, s.line.intercept + s.line.slope * l));
     const path = node("path", { d: `M${x(lo)},${y(at(lo))}L${x(hi)},${y(at(hi))}`, stroke: s.color, "stroke-width": 3, fill: "none", class: "fit" }, svg);
     node("title", {}, path, `${s.name}: p(L) = ${s.line.intercept.toPrecision(3)} + ${s.line.slope.toPrecision(3)}·L`);
   }

@@ -54,7 +54,9 @@ function editRates(el, data) {
     label: `Edit rate against sentence length, ${el.dataset.level} level`,
     series,
     xTitle: "L = N + M (tokens)",
-    yTitle: "Edit rate (cells changed / N·M)",
+    yTitle: "Edit rate (% of N·M cells)",
+    integerX: true,
+    yScale: 100,
   });
 }
 

@@ -32,10 +32,11 @@
     if (fill) fill.style.width = job.progress + "%";
     setText(field(el, "progress"), job.progress + "%");
     setText(field(el, "message"), job.message || "");
-    var error = field(el, "error");
+    var error = field(el, "error"); // the traceback for leads and staff, else one line
+    var failure = job.error || job.reason || "";
     if (error) {
-      error.hidden = !job.error;
-      setText(error, job.error || "");
+      error.hidden = !failure;
+      setText(error, failure);
     }
     var box = field(el, "result-box");
     if (box) {

@@ -21,6 +21,12 @@
 
 import { AlignmentState, linksToMap, rectBetween } from "./state.js";
 
+// A cell's shade by its posterior byte (0..255), as one of 16 classes ga-p1 … ga-p16 (grid.css):
+// level = the square root of the posterior, so the middling posteriors of links the seed left
+// out show, not only the near-certain ones; below 0.05 no shade. Classes, not inline styles:
+// 6,400 style attributes cost the first render more than the table itself.
+const SHADE = Array.from({ length: 256 }, (_, b) => (b < 13 ? "" : `ga-p${Math.max(1, Math.round(Math.sqrt(b / 255) * 16))}`));
+
 let mounted = 0; // gives each grid's table an id (its cursor cell's id derives from it)
 const STATE_WORDS = { none: "no link", sure: "sure link", possible: "possible link" };
 
@@ -130,12 +136,18 @@ export function mountGrid(container, options) {
 
   // ---- build once ----
   const html = [];
+  // Fixed table layout: the widths are given here (the row words' column by its longest word,
+  // at most 9rem, allowing for wide and bold letters), so the browser never measures 6,400
+  // cells to lay out an 80 × 80 grid.
+  const longest = source.reduce((m, t) => Math.max(m, String(t).length), 1);
+  const headWidth = `min(9rem, calc(${(longest * 1.35).toFixed(1)}ch + 1.2rem))`;
   html.push('<div class="ga-legend-box"></div><div class="ga-scroll">');
   html.push(
     `<table class="ga-grid" role="grid" tabindex="0" aria-rowcount="${rows + 1}" aria-colcount="${cols + 1}"` +
+      ` style="width: calc(${headWidth} + ${cols} * var(--ga-cell))"` +
       ` aria-readonly="${readOnly}" aria-label="Alignment grid: ${rows} source words (rows) × ${cols} target words (columns)">`,
   );
-  html.push('<colgroup><col class="ga-col-rowhead">');
+  html.push(`<colgroup><col class="ga-col-rowhead" style="width: ${headWidth}">`);
   for (let j = 0; j < cols; j++) html.push("<col>");
   html.push('</colgroup><thead><tr role="row"><th class="ga-corner" role="columnheader"></th>');
   for (let j = 0; j < cols; j++) {
@@ -148,12 +160,13 @@ export function mountGrid(container, options) {
   for (let i = 0; i < rows; i++) {
     const word = escapeHtml(source[i]);
     html.push(
-      `<tr role="row" data-i="${i}"><th class="ga-rowhead" role="rowheader" scope="row" data-i="${i}" title="${word}">${word}</th>`,
+      `<tr role="row" data-i="${i}"${i % 5 === 4 ? ' class="ga-g5"' : ""}><th class="ga-rowhead" role="rowheader" scope="row" data-i="${i}" title="${word}">${word}</th>`,
     );
     for (let j = 0; j < cols; j++) {
       const k = i * cols + j;
-      const p = posteriors && posteriors[k] >= 13 ? ` style="--p:${(posteriors[k] / 255).toFixed(2)}"` : "";
-      html.push(`<td role="gridcell" data-i="${i}" data-j="${j}"${p}${cellAttributes(i, j, k)}></td>`);
+      const cls = `${posteriors ? SHADE[posteriors[k]] : ""}${j % 5 === 4 ? " ga-g5" : ""}`.trim();
+      const c = cls ? ` class="${cls}"` : "";
+      html.push(`<td role="gridcell" data-i="${i}" data-j="${j}"${c}${cellAttributes(i, j, k)}></td>`);
     }
     html.push("</tr>");
   }
@@ -196,6 +209,7 @@ export function mountGrid(container, options) {
 
   // ---- cursor and selection (keyboard block and drag preview share the "ga-sel" class) ----
   let shownCursor = -1;
+  let scrollToCursor = false; // set by keyboard moves: a clicked cell is on screen already
   let shownSel = null;
   function markRect(rect, on) {
     if (!rect) return;
@@ -224,7 +238,9 @@ export function mountGrid(container, options) {
       el.classList.add("ga-cursor");
       el.id = `${table.id || "ga"}-cursor`;
       table.setAttribute("aria-activedescendant", el.id);
-      if (document.activeElement === table) el.scrollIntoView({ block: "nearest", inline: "nearest" });
+      if (scrollToCursor && document.activeElement === table) {
+        el.scrollIntoView({ block: "nearest", inline: "nearest" });
+      }
     }
     showSelection(state.hasBlockSelection() ? state.selection() : null);
   }
@@ -249,7 +265,19 @@ export function mountGrid(container, options) {
     hovered = marks.filter(([el]) => el);
     for (const [el, cls] of hovered) el.classList.add(cls);
   }
+  /** Scroll a long sentence line (not the page) so that a word in it shows. */
+  function keepInView(el) {
+    const line = el && el.parentElement;
+    if (!line || line.scrollHeight <= line.clientHeight) return;
+    const top = el.offsetTop;
+    if (top < line.scrollTop) line.scrollTop = top;
+    else if (top + el.offsetHeight > line.scrollTop + line.clientHeight) {
+      line.scrollTop = top + el.offsetHeight - line.clientHeight;
+    }
+  }
   function hoverCell(i, j) {
+    keepInView(words.source[i]);
+    keepInView(words.target[j]);
     setHover([
       [rowEls[i], "ga-hover"],
       [rowHeads[i], "ga-hover"],
@@ -262,7 +290,9 @@ export function mountGrid(container, options) {
   function hoverWord(side, k) {
     const other = side === "source" ? "target" : "source";
     const marks = [[words[side][k], "ga-hover"]];
-    for (const m of state.linkedTo(side, k)) marks.push([words[other][m], "ga-linked"]);
+    const linked = state.linkedTo(side, k);
+    for (const m of linked) marks.push([words[other][m], "ga-linked"]);
+    if (linked.length) keepInView(words[other][linked[0]]);
     if (side === "source") marks.push([rowEls[k], "ga-hover"], [rowHeads[k], "ga-hover"]);
     else marks.push([colEls[k], "ga-hover"], [colHeads[k], "ga-hover"]);
     setHover(marks);
@@ -325,7 +355,9 @@ export function mountGrid(container, options) {
     let done = true;
     if (ARROWS[e.key] && !e.ctrlKey) {
       const [di, dj] = ARROWS[e.key];
+      scrollToCursor = true;
       state.moveCursor(di, dj, { extend: e.shiftKey });
+      scrollToCursor = false;
       hoverCell(state.cursor.i, state.cursor.j);
     } else if (readOnly) {
       done = false;

@@ -1,0 +1,290 @@
+"""The grid in a real browser: first render of an 80 × 80 pair, one click to repaint, and
+Enter → the next pair rendered, each beside the same measurement on a 10 × 10 pair.
+
+    .venv/bin/python benchmarks/grid_browser.py [--big 80] [--small 10] [--opens 8] [--clicks 40]
+
+Headless Debian Chromium (``/usr/bin/chromium``, ``--no-sandbox``) through Playwright, against
+a live Django server started in this process (threaded WSGI + static files) on a database of
+its own: with ``DATABASE_URL=postgres://...`` a fresh PostgreSQL database that is dropped at
+the end, else a temporary SQLite file. Figures come from the page's Performance API:
+
+* first render: from the pair's data being read (mark ``ga:data``, annotate.js) to the frame
+  showing the grid painted (``ga:painted``: a task queued from the next animation frame's
+  callback), i.e. building the table, style, layout and paint. Also printed: navigation start
+  → painted (the page with its data, the modules, render).
+* click → repaint: ``performance.now()`` before dispatching a pointerdown/pointerup on a cell
+  (the grid's own handlers: state change, cell repaint, autosave bookkeeping) to a task queued
+  from the next animation frame's callback (the frame with the change has been produced).
+* Enter → next pair: the time of the Enter keydown on one pair (epoch-based,
+  ``performance.timeOrigin + performance.now()``) to ``ga:painted`` of the next pair's page:
+  the submit request, the navigation, the page (carrying its data) and the render.
+
+Goals (issue 7): first render of 80 × 80 ≤ 100 ms; click → repaint ≤ 16 ms (one frame);
+Enter → next pair ≤ 300 ms. The anchor is the same figure on a 10 × 10 pair (the fixed cost
+of the page, its requests and one frame), and the ratio says what the size costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import statistics
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+PASSWORD = "bench-grid-browser-1"
+GOALS_MS = {"render": 100.0, "click": 16.0, "next": 300.0}
+
+CLICK_JS = """async ({i, j}) => {
+  const td = document.querySelector(`[data-field=grid] td[data-i="${i}"][data-j="${j}"]`);
+  const t0 = performance.now();
+  td.dispatchEvent(new PointerEvent("pointerdown", {bubbles: true, button: 0, isPrimary: true}));
+  window.dispatchEvent(new PointerEvent("pointerup", {bubbles: true, button: 0, isPrimary: true}));
+  await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+  return [performance.now() - t0, td.dataset.state];
+}"""
+
+ENTER_JS = """() => {
+  const t0 = performance.timeOrigin + performance.now();
+  document.querySelector("[role=grid]").dispatchEvent(
+    new KeyboardEvent("keydown", {key: "Enter", bubbles: true, cancelable: true}));
+  return t0;
+}"""
+
+PAINTED_JS = """() => {
+  const m = (name) => performance.getEntriesByName(name)[0].startTime;
+  return {render: m("ga:painted") - m("ga:data"), nav: m("ga:painted"),
+          at: performance.timeOrigin + m("ga:painted")};
+}"""
+
+
+def with_database(url: str, name: str) -> str:
+    return urlunsplit(urlsplit(url)._replace(path="/" + name))
+
+
+def admin(url: str, sql: str) -> None:
+    import psycopg2
+
+    conn = psycopg2.connect(url)
+    conn.autocommit = True
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+    finally:
+        conn.close()
+
+
+def build(size: int, count: int, username: str) -> list[int]:
+    """``count`` pairs of ``size`` × ``size`` tokens with seeds and posteriors, assigned in
+    queue order to a new annotator ``username``; returns the assignment ids."""
+    from django.contrib.auth import get_user_model
+
+    from annotator.models import (
+        AlignerRun,
+        Assignment,
+        Membership,
+        Project,
+        SeedAlignment,
+        SentencePair,
+    )
+
+    project = Project.objects.create(name=f"bench grid {size}")
+    user = get_user_model().objects.create_user(username, password=PASSWORD)
+    Membership.objects.create(project=project, user=user, role=Membership.Role.ANNOTATOR)
+    run = AlignerRun.objects.create(project=project)
+    ids = []
+    for n in range(count):
+        words = [f"w{n}_{k}" for k in range(size)]
+        pair = SentencePair.objects.create(
+            project=project,
+            external_id=f"p{n}",
+            position=n,
+            source_tokens=words,
+            target_tokens=list(reversed(words)),
+        )
+        matrix = bytes(
+            max(0, 240 - 50 * abs(i - (size - 1 - j))) for i in range(size) for j in range(size)
+        )
+        seed = SeedAlignment.objects.create(
+            pair=pair,
+            aligner_run=run,
+            links=[[i, size - 1 - i, "S"] for i in range(0, size, 2)],
+            posteriors=matrix,
+        )
+        ids.append(Assignment.objects.create(pair=pair, annotator=user, seed=seed).pk)
+    return ids
+
+
+def start_server():
+    from django.contrib.staticfiles.handlers import StaticFilesHandler
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.core.servers.basehttp import ThreadedWSGIServer, WSGIRequestHandler
+
+    class QuietHandler(WSGIRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadedWSGIServer(("127.0.0.1", 0), QuietHandler, allow_reuse_address=False)
+    httpd.set_app(StaticFilesHandler(WSGIHandler()))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
+
+
+def summary(values: list[float]) -> tuple[float, float]:
+    ordered = sorted(values)
+    return statistics.median(ordered), ordered[
+        min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))
+    ]
+
+
+def measure(browser, base: str, username: str, ids: list[int], clicks: int, size: int) -> dict:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        page.goto(base + "/accounts/login/")
+        page.fill("input[name=username]", username)
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit]")
+        page.wait_for_url(lambda url: "/accounts/login/" not in url)
+        # warm the browser's module cache and the server's first request
+        page.goto(f"{base}/annotate/{ids[-1]}/")
+        page.wait_for_selector("#annotate[data-painted='1']")
+
+        render, nav, click, nxt = [], [], [], []
+        opens = ids[:-1]
+        for assignment_id in opens[: len(opens) // 2]:
+            page.goto(f"{base}/annotate/{assignment_id}/")
+            page.wait_for_selector("#annotate[data-painted='1']")
+            got = page.evaluate(PAINTED_JS)
+            render.append(got["render"])
+            nav.append(got["nav"])
+        for n in range(clicks):
+            i, j = (n * 7) % size, (n * 13) % size
+            ms, shown = page.evaluate(CLICK_JS, {"i": i, "j": j})
+            assert shown in ("sure", "possible", "none"), shown
+            click.append(ms)
+        page.wait_for_selector("[data-save-state=saved]")
+        chain = opens[len(opens) // 2 :]
+        page.goto(f"{base}/annotate/{chain[0]}/")
+        page.wait_for_selector("#annotate[data-painted='1']")
+        for following in chain[1:]:
+            t0 = page.evaluate(ENTER_JS)
+            page.wait_for_url(f"**/annotate/{following}/")
+            page.wait_for_selector("#annotate[data-painted='1']")
+            got = page.evaluate(PAINTED_JS)
+            nxt.append(got["at"] - t0)
+            render.append(got["render"])
+            nav.append(got["nav"])
+        return {"render": render, "nav": nav, "click": click, "next": nxt}
+    finally:
+        context.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--big", type=int, default=80)
+    parser.add_argument("--small", type=int, default=10)
+    parser.add_argument("--opens", type=int, default=8, help="pairs opened per size")
+    parser.add_argument("--clicks", type=int, default=40)
+    args = parser.parse_args()
+    server = os.environ.get("DATABASE_URL", "")
+    os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gridalign.settings")
+    os.environ["DEBUG"] = "false"
+    os.environ["ALLOWED_HOSTS"] = "127.0.0.1,localhost"
+    bench_db = None
+    with tempfile.TemporaryDirectory() as tmp:
+        if server.startswith(("postgres://", "postgresql://")):
+            bench_db = f"gridalign_bench_browser_{os.getpid()}"
+            admin(server, f'CREATE DATABASE "{bench_db}"')
+            os.environ["DATABASE_URL"] = with_database(server, bench_db)
+        else:
+            os.environ["DATABASE_URL"] = f"sqlite:///{tmp}/bench.sqlite3"
+        try:
+            return run(args)
+        finally:
+            try:
+                from django.db import connections
+
+                connections.close_all()
+            except Exception:  # Django never set up: nothing to close
+                pass
+            if bench_db:
+                admin(server, f'DROP DATABASE IF EXISTS "{bench_db}"')
+
+
+def run(args: argparse.Namespace) -> int:
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+    from playwright.sync_api import sync_playwright
+
+    call_command("migrate", verbosity=0)
+    settings.ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+    ids = {
+        args.big: build(args.big, args.opens * 2 + 1, "bench-big"),
+        args.small: build(args.small, args.opens * 2 + 1, "bench-small"),
+    }
+    httpd, base = start_server()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(
+                executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"], headless=True
+            )
+            try:
+                big = measure(browser, base, "bench-big", ids[args.big], args.clicks, args.big)
+                small = measure(
+                    browser, base, "bench-small", ids[args.small], args.clicks, args.small
+                )
+                version = browser.version
+            finally:
+                browser.close()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+    db = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
+    print(
+        f"grid browser benchmark: headless Chromium {version}, live server in-process ({db}); "
+        f"{len(big['render'])} opens, {len(big['click'])} clicks, {len(big['next'])} Enter → next "
+        f"per size; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
+    b, s = args.big, args.small
+    print(
+        f"  {'':34} {f'{b}×{b} p50':>10} {'p95':>8} {f'anchor {s}×{s} p50':>18} {'p95':>8} {'ratio p95':>10}"
+    )
+    verdicts = []
+    for key, label in (
+        ("render", "first render (data → painted)"),
+        ("nav", "navigation start → painted"),
+        ("click", "click → repaint (one frame)"),
+        ("next", "Enter → next pair painted"),
+    ):
+        bp50, bp95 = summary(big[key])
+        sp50, sp95 = summary(small[key])
+        goal = GOALS_MS.get(key)
+        verdict = (
+            "" if goal is None else (" PASS" if bp95 <= goal else " FAIL") + f" (≤ {goal:.0f})"
+        )
+        if goal is not None:
+            verdicts.append(bp95 <= goal)
+        print(
+            f"  {label:34} {bp50:8.1f}ms {bp95:6.1f}ms {sp50:16.1f}ms {sp95:6.1f}ms"
+            f" {bp95 / sp95:9.1f}x{verdict}"
+        )
+    return 0 if all(verdicts) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

