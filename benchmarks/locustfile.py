@@ -19,10 +19,13 @@ import json
 import os
 import time
 
+import gevent
 from locust import HttpUser, constant, events, task
 
 SAVE_INTERVAL = float(os.environ.get("LOAD_SAVE_INTERVAL", "2"))
 SAVES_PER_PAIR = int(os.environ.get("LOAD_SAVES_PER_PAIR", "10"))
+# seconds of load counted from the moment every user has logged in (0: Locust's -t decides)
+DURATION = float(os.environ.get("LOAD_DURATION", "0"))
 
 _credentials = json.loads(open(os.environ["LOAD_CREDENTIALS"]).read())  # noqa: SIM115
 _next_user = itertools.count()
@@ -34,7 +37,9 @@ RESULT: dict = {
     "status": {},
     "conflicts": 0,
     "retries": 0,
+    "measured_seconds": 0.0,
 }
+_measured_from: list[float] = []
 _logged_in = itertools.count(1)
 
 
@@ -47,6 +52,8 @@ def record(name: str, started: float, status: int) -> None:
 
 @events.test_stop.add_listener
 def _write_result(environment, **kwargs) -> None:
+    if _measured_from:
+        RESULT["measured_seconds"] = time.monotonic() - _measured_from[0]
     with open(os.environ["LOAD_RESULT"], "w") as fh:
         json.dump(RESULT, fh)
 
@@ -75,6 +82,9 @@ class Annotator(HttpUser):
         self.queue = [row["id"] for row in queue["results"]]
         if next(_logged_in) == self.environment.runner.target_user_count:
             RESULT["ramp_up"], RESULT["latency"] = RESULT["latency"], {}
+            _measured_from.append(time.monotonic())
+            if DURATION:
+                gevent.spawn_later(DURATION, self.environment.runner.quit)
         self.turn = 0
         self.pair_index = -1
         self.saves_here = SAVES_PER_PAIR  # open a pair on the first tick

@@ -126,7 +126,11 @@ def app_env(*, database_url: str, var_dir: Path, **extra: str) -> dict[str, str]
         ALLOWED_HOSTS="127.0.0.1,localhost",
         PYTHONUNBUFFERED="1",
         DJANGO_SETTINGS_MODULE="gridalign.settings",
-        SERVE_STATIC="true",  # no proxy in front: the app serves collectstatic's output
+        # plain HTTP on loopback, as docker-compose serves it (a TLS proxy would sit in front)
+        SECURE_SSL_REDIRECT="false",
+        SECURE_HSTS_SECONDS="0",
+        SESSION_COOKIE_SECURE="false",
+        CSRF_COOKIE_SECURE="false",
     )
     env.update(extra)
     return env
@@ -143,7 +147,8 @@ def manage(env: dict[str, str], *args: str, timeout: float = 180) -> str:
 
 
 def prepare(env: dict[str, str]) -> None:
-    """A fresh deployment: the schema, and the static files gathered under the var folder."""
+    """A fresh deployment: the schema, and the static files gathered under the var folder
+    (WhiteNoise serves them: there is no proxy in front)."""
     manage(env, "migrate", "--no-input")
     manage(env, "collectstatic", "--no-input", "-v", "0")
 

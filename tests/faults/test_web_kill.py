@@ -37,12 +37,15 @@ from annotator.models import Assignment, Membership, Project, SentencePair
 project = Project.objects.create(name="web kill")
 user = get_user_model().objects.create_user("ann", password="{PASSWORD}")
 Membership.objects.create(project=project, user=user, role="annotator")
-pair = SentencePair.objects.create(
-    project=project, external_id="p0", position=0,
-    source_tokens="the two sides reached an agreement".split(),
-    target_tokens="both parties arrived at a deal".split(),
-)
-print(json.dumps(Assignment.objects.create(pair=pair, annotator=user).pk))
+out = []
+for n in range(2):
+    pair = SentencePair.objects.create(
+        project=project, external_id=f"p{{n}}", position=n,
+        source_tokens="the two sides reached an agreement".split(),
+        target_tokens="both parties arrived at a deal".split(),
+    )
+    out.append(Assignment.objects.create(pair=pair, annotator=user).pk)
+print(json.dumps(out))
 """
 
 STORED = """
@@ -61,22 +64,29 @@ def shot(tab, name: str) -> None:
     tab.screenshot(path=str(ARTIFACTS / f"{name}.png"))
 
 
-@pytest.fixture
-def web_server(tmp_path: Path):
-    env = app_env(database_url=f"sqlite:///{tmp_path}/web-kill.sqlite3", var_dir=tmp_path)
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory):
+    """A deployment shared by the tests: one annotator, one pair for each test."""
+    folder: Path = tmp_path_factory.mktemp("web-kill")
+    env = app_env(database_url=f"sqlite:///{folder}/web-kill.sqlite3", var_dir=folder)
     prepare(env)
-    assignment = django_script(env, SETUP)
+    assignments = django_script(env, SETUP)
     server = WebServer(env, workers=2)
     server.start()
-    yield server, env, assignment
+    yield server, env, assignments
     server.stop()
 
 
-def test_a_save_in_flight_when_the_server_is_killed_lands_after_the_restart(request, web_server):
-    from playwright.sync_api import expect
+@pytest.fixture
+def web_server(deployment):
+    server = deployment[0]
+    if not server.answers():  # a failed test may have left it down
+        server.stop()
+        server.start()
+    return deployment
 
-    tab = request.getfixturevalue("page")  # Chromium (tests/e2e/conftest.py)
-    server, env, assignment = web_server
+
+def open_grid(tab, server, assignment: int):
     base = server.url
     tab.goto(base + "/accounts/login/")
     tab.fill("input[name=username]", "ann")
@@ -89,6 +99,14 @@ def test_a_save_in_flight_when_the_server_is_killed_lands_after_the_restart(requ
     except Exception:
         shot(tab, "web-kill-not-ready")
         raise AssertionError(f"the grid did not load:\n{server.log}") from None
+
+
+def test_a_save_in_flight_when_the_server_is_killed_lands_after_the_restart(request, web_server):
+    from playwright.sync_api import expect
+
+    tab = request.getfixturevalue("page")  # Chromium (tests/e2e/conftest.py)
+    server, env, (assignment, _) = web_server
+    open_grid(tab, server, assignment)
     indicator = tab.locator("[data-save-state]")
 
     def cell(i: int, j: int):
@@ -125,3 +143,46 @@ def test_a_save_in_flight_when_the_server_is_killed_lands_after_the_restart(requ
     assert sorted(map(tuple, landed["links"])) == [(0, 0, "S"), (3, 2, "S"), (5, 5, "S")]
     assert landed["version"] == 2 and landed["revisions"] == [1, 2], "delivered exactly once"
     assert tab.evaluate(PENDING) == [], "the browser's copy is cleared once it landed"
+
+
+def test_a_save_whose_answer_died_with_the_server_is_not_taken_for_a_conflict(request, web_server):
+    """The server saved, then died before answering: the browser cannot know it landed. After
+    the restart its retry meets a 409 holding exactly what it had sent — its own save — so
+    the edit made meanwhile goes on top of it, without asking the annotator to choose between
+    two versions of their own work, and without a duplicate revision."""
+    from playwright.sync_api import expect
+
+    tab = request.getfixturevalue("page")
+    server, env, (_, assignment) = web_server
+    open_grid(tab, server, assignment)
+    indicator = tab.locator("[data-save-state]")
+
+    def cell(i: int, j: int):
+        return tab.locator(f"[role=grid] td[data-i='{i}'][data-j='{j}']")
+
+    answered: list[int] = []
+
+    def save_then_die(route):
+        if route.request.method != "PUT" or answered:
+            route.continue_()
+            return
+        answered.append(route.fetch().status)  # the server stores it and answers...
+        server.kill()  # ...and dies before the answer reaches the browser
+        route.abort("connectionreset")
+
+    tab.route("**/annotation/", save_then_die)
+    cell(1, 1).click()
+    expect(indicator).to_have_attribute("data-save-state", "offline", timeout=15_000)
+    assert answered == [200]
+    assert django_script(env, STORED.format(pk=assignment))["links"] == [[1, 1, "S"]]
+    cell(2, 3).click()  # an edit on top, while the server is down
+    tab.unroute("**/annotation/", save_then_die)
+
+    server.start()
+    expect(indicator).to_have_attribute("data-save-state", "saved", timeout=45_000)
+    shot(tab, "web-kill-answer-lost")
+    expect(tab.locator("[data-field=conflict]")).to_be_hidden()
+    landed = django_script(env, STORED.format(pk=assignment))
+    assert sorted(map(tuple, landed["links"])) == [(1, 1, "S"), (2, 3, "S")]
+    assert landed["revisions"] == [1, 2], "one revision per save, no duplicate"
+    assert tab.evaluate(PENDING) == []

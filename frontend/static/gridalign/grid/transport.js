@@ -147,6 +147,7 @@ export class Saver {
     this.again = false;
     this.conflict = null;
     this.quiet = false;
+    this.unanswered = []; // links of the saves sent since the last answer that got none
   }
 
   #setState(state, message = "") {
@@ -196,6 +197,12 @@ export class Saver {
 
   /** Handle a 409 against what the grid holds now; true when the save should just go again. */
   #onConflict(current) {
+    if (this.unanswered.some((sent) => linksEqual(current.links, sent))) {
+      // Our own save landed and only its answer was lost (the server died, the connection
+      // dropped): it is the base of what the grid holds now, not someone else's work.
+      this.baseLinks = current.links;
+    }
+    this.unanswered = [];
     const mine = this.o.getLinks();
     const decision = decideConflict({ base: this.baseLinks, mine, theirs: current.links });
     if (decision.action === "adopt") {
@@ -248,7 +255,9 @@ export class Saver {
     this.#setState("saving");
     const { status, data } = await send(this.o.fetchImpl, "PUT", this.url, { version: this.version, links }, this.o.csrfToken);
     const kind = classifyResponse(status, data);
+    if (status === 0) this.unanswered.push(links); // it may have landed: a 409 will tell
     if (kind === "saved") {
+      this.unanswered = [];
       this.attempt = 0;
       this.version = data.version;
       this.baseLinks = data.links ?? links;
