@@ -200,6 +200,10 @@ def main() -> int:
     os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gridalign.settings")
     os.environ["DEBUG"] = "false"
+    # production settings, but over plain HTTP: no HTTPS redirect, HSTS or secure-only cookies
+    for name in ("SECURE_SSL_REDIRECT", "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE"):
+        os.environ[name] = "false"
+    os.environ["SECURE_HSTS_SECONDS"] = "0"
     os.environ["ALLOWED_HOSTS"] = "127.0.0.1,localhost"
     bench_db = None
     with tempfile.TemporaryDirectory() as tmp:
@@ -232,6 +236,11 @@ def run(args: argparse.Namespace) -> int:
 
     call_command("migrate", verbosity=0)
     settings.ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+    # the sources as they are (StaticFilesHandler serves them): no collectstatic manifest
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
     ids = {
         args.big: build(args.big, args.opens * 2 + 1, "bench-big"),
         args.small: build(args.small, args.opens * 2 + 1, "bench-small"),
