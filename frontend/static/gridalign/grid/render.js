@@ -17,7 +17,10 @@
 //
 // Speed: the table is built once as one HTML string; afterwards only the cells a change names
 // are touched (the state tells us which), and all input goes through a few delegated listeners
-// on the table, never one listener per cell.
+// on the table, never one listener per cell. The table is laid out as rows of fixed-width
+// boxes (grid.css), not by the table algorithm, and rows scrolled out of view are neither laid
+// out nor painted (content-visibility), so an 80 × 80 pair costs about what its visible part
+// does. The column under the pointer is one highlight band moved along, not 80 cells.
 
 import { AlignmentState, linksToMap, rectBetween } from "./state.js";
 
@@ -141,15 +144,13 @@ export function mountGrid(container, options) {
   // cells to lay out an 80 × 80 grid.
   const longest = source.reduce((m, t) => Math.max(m, String(t).length), 1);
   const headWidth = `min(9rem, calc(${(longest * 1.35).toFixed(1)}ch + 1.2rem))`;
-  html.push('<div class="ga-legend-box"></div><div class="ga-scroll">');
+  html.push('<div class="ga-legend-box"></div><div class="ga-scroll"><div class="ga-colband" hidden></div>');
   html.push(
     `<table class="ga-grid" role="grid" tabindex="0" aria-rowcount="${rows + 1}" aria-colcount="${cols + 1}"` +
-      ` style="width: calc(${headWidth} + ${cols} * var(--ga-cell))"` +
+      ` style="--ga-head: ${headWidth}; width: calc(${headWidth} + ${cols} * var(--ga-cell))"` +
       ` aria-readonly="${readOnly}" aria-label="Alignment grid: ${rows} source words (rows) × ${cols} target words (columns)">`,
   );
-  html.push(`<colgroup><col class="ga-col-rowhead" style="width: ${headWidth}">`);
-  for (let j = 0; j < cols; j++) html.push("<col>");
-  html.push('</colgroup><thead><tr role="row"><th class="ga-corner" role="columnheader"></th>');
+  html.push('<thead><tr role="row"><th class="ga-corner" role="columnheader"></th>');
   for (let j = 0; j < cols; j++) {
     const word = escapeHtml(target[j]);
     html.push(
@@ -178,7 +179,7 @@ export function mountGrid(container, options) {
   const legendBox = container.querySelector(".ga-legend-box");
   table.id = `ga-grid-${++mounted}`;
   const cellList = Array.from(table.tBodies[0].getElementsByTagName("td")); // row-major: [k]
-  const colEls = Array.from(table.querySelectorAll("col")).slice(1);
+  const colBand = container.querySelector(".ga-colband");
   const colHeads = Array.from(table.tHead.querySelectorAll("th[data-j]"));
   const rowEls = Array.from(table.tBodies[0].rows);
   const rowHeads = rowEls.map((tr) => tr.cells[0]);
@@ -260,10 +261,23 @@ export function mountGrid(container, options) {
     };
   }
   let hovered = [];
-  function setHover(marks) {
+  let bandAt = -1;
+  /** The column highlight: one band over column j (-1: none), placed by its header's box. */
+  function showColumn(j) {
+    if (j === bandAt) return;
+    bandAt = j;
+    colBand.hidden = j < 0;
+    if (j < 0) return;
+    const head = colHeads[j];
+    colBand.style.transform = `translateX(${head.offsetLeft}px)`;
+    colBand.style.width = `${head.offsetWidth}px`;
+    colBand.style.height = `${table.offsetHeight}px`;
+  }
+  function setHover(marks, column = -1) {
     for (const [el, cls] of hovered) el.classList.remove(cls);
     hovered = marks.filter(([el]) => el);
     for (const [el, cls] of hovered) el.classList.add(cls);
+    showColumn(column);
   }
   /** Scroll a long sentence line (not the page) so that a word in it shows. */
   function keepInView(el) {
@@ -278,14 +292,16 @@ export function mountGrid(container, options) {
   function hoverCell(i, j) {
     keepInView(words.source[i]);
     keepInView(words.target[j]);
-    setHover([
-      [rowEls[i], "ga-hover"],
-      [rowHeads[i], "ga-hover"],
-      [colEls[j], "ga-hover"],
-      [colHeads[j], "ga-hover"],
-      [words.source[i], "ga-hover"],
-      [words.target[j], "ga-hover"],
-    ]);
+    setHover(
+      [
+        [rowEls[i], "ga-hover"],
+        [rowHeads[i], "ga-hover"],
+        [colHeads[j], "ga-hover"],
+        [words.source[i], "ga-hover"],
+        [words.target[j], "ga-hover"],
+      ],
+      j,
+    );
   }
   function hoverWord(side, k) {
     const other = side === "source" ? "target" : "source";
@@ -294,8 +310,8 @@ export function mountGrid(container, options) {
     for (const m of linked) marks.push([words[other][m], "ga-linked"]);
     if (linked.length) keepInView(words[other][linked[0]]);
     if (side === "source") marks.push([rowEls[k], "ga-hover"], [rowHeads[k], "ga-hover"]);
-    else marks.push([colEls[k], "ga-hover"], [colHeads[k], "ga-hover"]);
-    setHover(marks);
+    else marks.push([colHeads[k], "ga-hover"]);
+    setHover(marks, side === "source" ? -1 : k);
   }
 
   function cellOf(node) {
