@@ -10,8 +10,10 @@ the end, else a temporary SQLite file. Figures come from the page's Performance 
 
 * first render: from the pair's data being read (mark ``ga:data``, annotate.js) to the frame
   showing the grid painted (``ga:painted``: a task queued from the next animation frame's
-  callback), i.e. building the table, style, layout and paint. Also printed: navigation start
-  → painted (the page with its data, the modules, render).
+  callback), i.e. building the table, style, layout and paint. The grid draws the rows its
+  scroller shows in that frame and adds the others right after it (render.js), so this is
+  the time until the annotator sees the grid. Also printed: navigation start → painted (the
+  page with its data, the modules, render).
 * click → repaint: ``performance.now()`` before dispatching a pointerdown/pointerup on a cell
   (the grid's own handlers: state change, cell repaint, autosave bookkeeping) to a task queued
   from the next animation frame's callback (the frame with the change has been produced).
