@@ -166,6 +166,10 @@ def main() -> int:
         os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gridalign.settings")
         os.environ["DEBUG"] = "false"
+        # production settings, but over plain HTTP: no HTTPS redirect, HSTS, secure cookies
+        for name in ("SECURE_SSL_REDIRECT", "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE"):
+            os.environ[name] = "false"
+        os.environ["SECURE_HSTS_SECONDS"] = "0"
         return run(args)
     finally:
         try:
@@ -191,6 +195,11 @@ def run(args: argparse.Namespace) -> int:
     install_urlconf()
     settings.ROOT_URLCONF = URLCONF
     settings.ALLOWED_HOSTS = ["testserver"]
+    # the sources as they are: no collectstatic manifest needed to render the page
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
     t0 = time.perf_counter()
     user, ids = build(args.pairs, args.tokens, args.seed)
     t_build = time.perf_counter() - t0

@@ -6,6 +6,8 @@ authentication with CSRF (header ``X-CSRFToken``).
 
 - ``GET  /api/assignments/?project=&status=``  the user's queue, paginated, in queue order
 - ``GET  /api/assignments/{id}/``              pair, seed, posteriors, annotation, queue, feedback
+- ``POST /api/assignments/{id}/open/``         the same, recording that the annotator opened it
+  (what the grid page does on GET; the page uses it to move to the next pair without reloading)
 - ``GET|PUT /api/assignments/{id}/annotation/`` the annotation; PUT = autosave (409 when stale)
 - ``POST /api/assignments/{id}/submit/``       save as submitted, answer with the next pair
 - ``POST|DELETE /api/assignments/{id}/flag/``  flag for the lead, or clear
@@ -227,6 +229,15 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @extend_schema(responses=AssignmentDetailSerializer)
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         assignment = self.get_object()
+        return Response(AssignmentDetailSerializer(grid_payload(assignment=assignment)).data)
+
+    @extend_schema(request=None, responses=AssignmentDetailSerializer)
+    @action(detail=True, methods=["post"])
+    def open(self, request: Request, pk: str | None = None) -> Response:
+        """Open the pair as the grid page does: time spent on its first save counts from now,
+        and the seed it starts from is recorded; answers the assignment's grid data."""
+        assignment = self.get_object()
+        annotation_services.open_assignment(assignment=assignment, user=request.user)
         return Response(AssignmentDetailSerializer(grid_payload(assignment=assignment)).data)
 
     def _save_input(self, request: Request) -> tuple[int, Any] | Response:

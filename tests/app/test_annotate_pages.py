@@ -115,6 +115,34 @@ def test_grid_page_for_the_own_annotator_records_the_opening(grid, client_for):
     assert assignment.status == "assigned"
 
 
+def test_opening_through_the_api_records_it_as_the_page_does(grid, client_for):
+    """POST /api/assignments/<id>/open/ (the grid page moving on to the next pair without a
+    reload): the same data as GET, and the opening recorded; CSRF-checked like every write."""
+    from django.test import Client
+
+    assignment = grid.mine["b"]
+    url = f"/api/assignments/{assignment.pk}/open/"
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(grid.annotator)
+    assert strict.post(url).status_code == 403  # no CSRF token: nothing recorded
+    assert Assignment.objects.get(pk=assignment.pk).last_activity_at is None
+    client = client_for(grid.annotator)
+    response = client.post(url)
+    assert response.status_code == 200
+    assert response.json() == client.get(f"/api/assignments/{assignment.pk}/").json()
+    assert response.json()["urls"]["page"] == f"/annotate/{assignment.pk}/"
+    assignment.refresh_from_db()
+    assert assignment.last_activity_at is not None and assignment.started_at is not None
+    assert assignment.status == "assigned"  # opening is not editing
+
+
+@pytest.mark.parametrize("who", ["other", "lead", "outsider"])
+def test_opening_someone_elses_assignment_through_the_api_is_404(grid, client_for, who):
+    url = f"/api/assignments/{grid.mine['a'].pk}/open/"
+    assert client_for(getattr(grid, who)).post(url).status_code == 404
+    assert Assignment.objects.get(pk=grid.mine["a"].pk).last_activity_at is None
+
+
 @pytest.mark.parametrize("who", ["other", "lead", "outsider"])
 def test_grid_page_is_404_for_anyone_else(grid, client_for, who):
     response = client_for(getattr(grid, who)).get(f"/annotate/{grid.mine['a'].pk}/")

@@ -312,6 +312,60 @@ def test_enter_submits_and_opens_the_next_pair(live_server, page, django_user_mo
     assert page.locator("[data-field=progress]").inner_text().startswith("2 of 2")
 
 
+def test_enter_moves_to_the_next_pair_in_place_and_back_returns(
+    live_server, page, django_user_model
+):
+    """Enter submits and shows the next pair without loading a page: the address becomes the
+    next pair's, its grid, words and saves are its own; Back shows the submitted pair again,
+    with what was submitted."""
+    from playwright.sync_api import expect
+
+    other = {"source": ["cats", "sleep", "a", "lot"], "target": ["many", "cats", "nap"]}
+    _, (a, b, c) = build(django_user_model, [{}, {**other, "seed": [[0, 1, "S"]]}, {}])
+    base = live_server.url
+    login(page, base)
+    open_pair(page, base, a)
+    cell(page, 3, 2).click()
+    expect(cell(page, 3, 2)).to_have_attribute("data-state", "sure")
+    saved(page)
+    page.evaluate("window.gaSamePage = true")  # gone if a page were loaded
+    page.locator("[role=grid]").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**/annotate/{b.pk}/")
+    page.wait_for_selector("#annotate[data-ready='1']")
+    assert page.evaluate("window.gaSamePage === true"), "the next pair opened in place"
+    expect(page.locator("[data-field=title]")).to_have_text("Pair p1")
+    assert page.title().startswith("Pair p1 ·")
+    expect(page.locator("[role=gridcell]")).to_have_count(4 * 3)
+    expect(page.locator("[data-field=sentences]")).to_contain_text("cats sleep a lot")
+    assert page.locator("[data-field=progress]").inner_text().startswith("2 of 3")
+    assert states(page) == {(0, 1): "sure"}, "the next pair's seed"
+    a.refresh_from_db()
+    assert a.status == "submitted" and a.submitted_at is not None
+    submitted = AnnotationRevision.objects.get(annotation__assignment=a, kind="submit")
+    assert as_states(submitted.links) == {**as_states(SEED), (3, 2): "sure"}
+    b.refresh_from_db()
+    assert b.last_activity_at is not None and b.started_at is not None, "the opening recorded"
+
+    # the next pair's edits are saved as its own
+    cell(page, 2, 2).click()
+    saved(page)
+    assert [2, 2, "S"] in Annotation.objects.get(assignment=b).links
+    assert Annotation.objects.get(assignment=a).version == submitted.version
+    shot(page, "grid-next-in-place")
+
+    page.go_back()
+    page.wait_for_url(f"**/annotate/{a.pk}/")
+    page.wait_for_selector("#annotate[data-ready='1']")
+    expect(page.locator("[data-field=title]")).to_have_text("Pair p0")
+    expect(page.locator("[data-field=status]")).to_have_text("submitted")
+    assert states(page) == {**as_states(SEED), (3, 2): "sure"}, "what was submitted"
+    page.go_forward()
+    page.wait_for_url(f"**/annotate/{b.pk}/")
+    page.wait_for_selector("#annotate[data-ready='1']")
+    assert states(page) == {(0, 1): "sure", (2, 2): "sure"}
+
+
 def test_accept_seed_and_submit_and_flag(live_server, page, django_user_model):
     from playwright.sync_api import expect
 

@@ -1,6 +1,11 @@
 // The annotation page (annotator/annotate.html): loads one assignment from the API, mounts the
 // grid, wires the toolbar, the keys, the flag form, saving and submitting, and shows trial
 // feedback. Layers: state.js (pure) ← render.js (DOM) ← transport.js (saves) ← this file.
+//
+// Submitting moves on to the next pair without reloading the page: the next assignment is
+// opened through the API (POST …/open/, which records the opening as the page's GET does),
+// its grid replaces this one and the address becomes its page (history.pushState), so Back,
+// Reload and a bookmark all show the pair the address names.
 
 import { mountGrid } from "./render.js";
 import { AlignmentState, editCount } from "./state.js";
@@ -35,8 +40,10 @@ function setMessage(text, isError = false) {
   el.classList.toggle("error", isError);
 }
 
-async function getJson(url) {
-  const response = await fetch(url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json" } });
+async function getJson(url, method = "GET") {
+  const headers = { Accept: "application/json" };
+  if (method !== "GET") headers["X-CSRFToken"] = csrfToken;
+  const response = await fetch(url, { method, credentials: "same-origin", cache: "no-store", headers });
   if (!response.ok) throw new Error(`${url} answered ${response.status}`);
   return response.json();
 }
@@ -149,6 +156,22 @@ function go(url) {
   window.location.assign(url);
 }
 
+/** Open assignment ``id`` in place of this one (after a submit): its data from the API, its
+ * grid here, its page's address in the history. Falls back to loading ``url`` as a page. */
+async function moveTo(id, url) {
+  delete root.dataset.ready;
+  delete root.dataset.painted;
+  let next;
+  try {
+    next = await getJson(`${root.dataset.apiRoot}${id}/open/`, "POST");
+  } catch {
+    go(url);
+    return;
+  }
+  history.pushState({ assignment: next.id }, "", next.urls.page);
+  show(next);
+}
+
 /** Leave for another pair; unsaved edits are already stored and are sent from the next page. */
 async function leaveFor(url) {
   if (saver && saver.hasUnsaved() && saver.state !== "conflict") await saver.flush();
@@ -174,8 +197,10 @@ async function submit({ acceptSeed = false } = {}) {
     if (result.data.feedback) {
       mount(true);
       showFeedback(result.data.feedback, result.data.next_page);
+    } else if (result.data.next) {
+      await moveTo(result.data.next, result.data.next_page);
     } else {
-      go(result.data.next_page || `${root.dataset.queueUrl}?done=${data.id}`);
+      go(`${root.dataset.queueUrl}?done=${data.id}`);
     }
   } finally {
     busy = false;
@@ -276,6 +301,13 @@ window.addEventListener("beforeunload", (e) => {
   }
 });
 window.addEventListener("online", () => saver && saver.retryNow());
+// Back / Forward between pairs opened in place: show the pair the address names, as a page
+// (edits not yet sent are kept in this browser and sent from there)
+window.addEventListener("popstate", async () => {
+  delete root.dataset.ready;
+  if (saver && saver.hasUnsaved() && saver.state !== "conflict") await saver.flush();
+  go(window.location.href);
+});
 
 async function open() {
   try {
@@ -287,8 +319,24 @@ async function open() {
     setMessage(`Could not load the pair (${err.message}). Reload the page to try again.`, true);
     return;
   }
+  history.replaceState({ assignment: data.id }, "");
+  show(data);
+}
+
+/** Show assignment ``next`` (the API's grid data): on opening the page, and after a submit. */
+function show(next) {
+  data = next;
   performance.mark("ga:data"); // the pair's data is here (benchmarks/grid_browser.py)
   const { pair, seed, annotation, queue, urls } = data;
+  if (saver) clearTimeout(saver.timer); // the previous pair's: submitted, nothing left to send
+  feedbackShown = false;
+  $("feedback").hidden = true;
+  $("conflict").hidden = true;
+  $("flag-form").reset();
+  setMessage("");
+  $("title").textContent = `Pair ${pair.external_id}`;
+  $("trial").hidden = !pair.is_trial;
+  document.title = document.title.replace(/^[^·]*·/, `Pair ${pair.external_id} ·`);
   const seedLinks = seed ? seed.links : [];
   state = new AlignmentState({
     rows: pair.source.length,

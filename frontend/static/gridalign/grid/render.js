@@ -17,7 +17,11 @@
 //
 // Speed: the table is built once as one HTML string; afterwards only the cells a change names
 // are touched (the state tells us which), and all input goes through a few delegated listeners
-// on the table, never one listener per cell.
+// on the table, never one listener per cell. The table is laid out as rows of fixed-width
+// boxes (grid.css), not by the table algorithm, and rows scrolled out of view are neither laid
+// out nor painted (content-visibility), so an 80 × 80 pair costs about what its visible part
+// does; the first frame is built with the rows the scroller shows, the rest are added right
+// after it. The column under the pointer is one highlight band moved along, not 80 cells.
 
 import { AlignmentState, linksToMap, rectBetween } from "./state.js";
 
@@ -136,20 +140,18 @@ export function mountGrid(container, options) {
 
   // ---- build once ----
   const html = [];
-  // Fixed table layout: the widths are given here (the row words' column by its longest word,
-  // at most 9rem, allowing for wide and bold letters), so the browser never measures 6,400
-  // cells to lay out an 80 × 80 grid.
+  // Fixed widths: given here (the row words' column by its longest word, at most 9rem,
+  // allowing for wide and bold letters), so the browser never measures 6,400 cells to lay out
+  // an 80 × 80 grid.
   const longest = source.reduce((m, t) => Math.max(m, String(t).length), 1);
   const headWidth = `min(9rem, calc(${(longest * 1.35).toFixed(1)}ch + 1.2rem))`;
-  html.push('<div class="ga-legend-box"></div><div class="ga-scroll">');
+  html.push('<div class="ga-legend-box"></div><div class="ga-scroll"><div class="ga-colband" hidden></div>');
   html.push(
     `<table class="ga-grid" role="grid" tabindex="0" aria-rowcount="${rows + 1}" aria-colcount="${cols + 1}"` +
-      ` style="width: calc(${headWidth} + ${cols} * var(--ga-cell))"` +
+      ` style="--ga-head: ${headWidth}; width: calc(${headWidth} + ${cols} * var(--ga-cell))"` +
       ` aria-readonly="${readOnly}" aria-label="Alignment grid: ${rows} source words (rows) × ${cols} target words (columns)">`,
   );
-  html.push(`<colgroup><col class="ga-col-rowhead" style="width: ${headWidth}">`);
-  for (let j = 0; j < cols; j++) html.push("<col>");
-  html.push('</colgroup><thead><tr role="row"><th class="ga-corner" role="columnheader"></th>');
+  html.push('<thead><tr role="row"><th class="ga-corner" role="columnheader"></th>');
   for (let j = 0; j < cols; j++) {
     const word = escapeHtml(target[j]);
     html.push(
@@ -157,19 +159,29 @@ export function mountGrid(container, options) {
     );
   }
   html.push("</tr></thead><tbody>");
-  for (let i = 0; i < rows; i++) {
-    const word = escapeHtml(source[i]);
-    html.push(
-      `<tr role="row" data-i="${i}"${i % 5 === 4 ? ' class="ga-g5"' : ""}><th class="ga-rowhead" role="rowheader" scope="row" data-i="${i}" title="${word}">${word}</th>`,
-    );
-    for (let j = 0; j < cols; j++) {
-      const k = i * cols + j;
-      const cls = `${posteriors ? SHADE[posteriors[k]] : ""}${j % 5 === 4 ? " ga-g5" : ""}`.trim();
-      const c = cls ? ` class="${cls}"` : "";
-      html.push(`<td role="gridcell" data-i="${i}" data-j="${j}"${c}${cellAttributes(i, j, k)}></td>`);
+  /** Rows i0 … i1 - 1 as HTML, each cell as the state has it now. */
+  function rowsHtml(i0, i1) {
+    const out = [];
+    for (let i = i0; i < i1; i++) {
+      const word = escapeHtml(source[i]);
+      out.push(
+        `<tr role="row" data-i="${i}"${i % 5 === 4 ? ' class="ga-g5"' : ""}><th class="ga-rowhead" role="rowheader" scope="row" data-i="${i}" title="${word}">${word}</th>`,
+      );
+      for (let j = 0; j < cols; j++) {
+        const k = i * cols + j;
+        const cls = `${posteriors ? SHADE[posteriors[k]] : ""}${j % 5 === 4 ? " ga-g5" : ""}`.trim();
+        const c = cls ? ` class="${cls}"` : "";
+        out.push(`<td role="gridcell" data-i="${i}" data-j="${j}"${c}${cellAttributes(i, j, k)}></td>`);
+      }
+      out.push("</tr>");
     }
-    html.push("</tr>");
+    return out.join("");
   }
+  // The first frame needs only the rows the scroller shows (it is at most 72vh high; cells are
+  // 1.5rem): those are drawn now, the others right after that frame (appendRest below).
+  const remPx = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
+  const firstRows = Math.min(rows, Math.ceil((window.innerHeight * 0.75) / (1.5 * remPx)) + 2);
+  html.push(rowsHtml(0, firstRows));
   html.push("</tbody></table></div>");
   container.classList.add("ga-grid-wrap");
   container.innerHTML = html.join("");
@@ -178,7 +190,7 @@ export function mountGrid(container, options) {
   const legendBox = container.querySelector(".ga-legend-box");
   table.id = `ga-grid-${++mounted}`;
   const cellList = Array.from(table.tBodies[0].getElementsByTagName("td")); // row-major: [k]
-  const colEls = Array.from(table.querySelectorAll("col")).slice(1);
+  const colBand = container.querySelector(".ga-colband");
   const colHeads = Array.from(table.tHead.querySelectorAll("th[data-j]"));
   const rowEls = Array.from(table.tBodies[0].rows);
   const rowHeads = rowEls.map((tr) => tr.cells[0]);
@@ -189,6 +201,7 @@ export function mountGrid(container, options) {
 
   function paintCell(k) {
     const el = cellList[k];
+    if (!el) return; // a row not drawn yet: it is drawn from the state when it is
     const i = (k / cols) | 0;
     const j = k - i * cols;
     const name = state.stateName(i, j);
@@ -214,7 +227,7 @@ export function mountGrid(container, options) {
   function markRect(rect, on) {
     if (!rect) return;
     for (let i = rect.i0; i <= rect.i1; i++) {
-      for (let j = rect.j0; j <= rect.j1; j++) cellList[i * cols + j].classList.toggle("ga-sel", on);
+      for (let j = rect.j0; j <= rect.j1; j++) cellList[i * cols + j]?.classList.toggle("ga-sel", on);
     }
   }
   function showSelection(rect) {
@@ -228,7 +241,7 @@ export function mountGrid(container, options) {
   function showCursor() {
     if (!rows || !cols) return;
     const k = state.cursor.i * cols + state.cursor.j;
-    if (shownCursor !== k) {
+    if (shownCursor !== k && cellList[k]) {
       if (shownCursor >= 0) {
         cellList[shownCursor].classList.remove("ga-cursor");
         cellList[shownCursor].removeAttribute("id");
@@ -260,10 +273,23 @@ export function mountGrid(container, options) {
     };
   }
   let hovered = [];
-  function setHover(marks) {
+  let bandAt = -1;
+  /** The column highlight: one band over column j (-1: none), placed by its header's box. */
+  function showColumn(j) {
+    if (j === bandAt) return;
+    bandAt = j;
+    colBand.hidden = j < 0;
+    if (j < 0) return;
+    const head = colHeads[j];
+    colBand.style.transform = `translateX(${head.offsetLeft}px)`;
+    colBand.style.width = `${head.offsetWidth}px`;
+    colBand.style.height = `${table.offsetHeight}px`;
+  }
+  function setHover(marks, column = -1) {
     for (const [el, cls] of hovered) el.classList.remove(cls);
     hovered = marks.filter(([el]) => el);
     for (const [el, cls] of hovered) el.classList.add(cls);
+    showColumn(column);
   }
   /** Scroll a long sentence line (not the page) so that a word in it shows. */
   function keepInView(el) {
@@ -278,14 +304,16 @@ export function mountGrid(container, options) {
   function hoverCell(i, j) {
     keepInView(words.source[i]);
     keepInView(words.target[j]);
-    setHover([
-      [rowEls[i], "ga-hover"],
-      [rowHeads[i], "ga-hover"],
-      [colEls[j], "ga-hover"],
-      [colHeads[j], "ga-hover"],
-      [words.source[i], "ga-hover"],
-      [words.target[j], "ga-hover"],
-    ]);
+    setHover(
+      [
+        [rowEls[i], "ga-hover"],
+        [rowHeads[i], "ga-hover"],
+        [colHeads[j], "ga-hover"],
+        [words.source[i], "ga-hover"],
+        [words.target[j], "ga-hover"],
+      ],
+      j,
+    );
   }
   function hoverWord(side, k) {
     const other = side === "source" ? "target" : "source";
@@ -294,8 +322,8 @@ export function mountGrid(container, options) {
     for (const m of linked) marks.push([words[other][m], "ga-linked"]);
     if (linked.length) keepInView(words[other][linked[0]]);
     if (side === "source") marks.push([rowEls[k], "ga-hover"], [rowHeads[k], "ga-hover"]);
-    else marks.push([colEls[k], "ga-hover"], [colHeads[k], "ga-hover"]);
-    setHover(marks);
+    else marks.push([colHeads[k], "ga-hover"]);
+    setHover(marks, side === "source" ? -1 : k);
   }
 
   function cellOf(node) {
@@ -397,6 +425,23 @@ export function mountGrid(container, options) {
   paintAll(false); // the cells were drawn with the HTML
   showCursor();
 
+  let destroyed = false;
+  /** The rows below the first screenful, added once the first frame is out. */
+  function appendRest() {
+    if (destroyed || rowEls.length >= rows) return;
+    const body = table.tBodies[0];
+    body.insertAdjacentHTML("beforeend", rowsHtml(rowEls.length, rows));
+    for (let i = rowEls.length; i < rows; i++) {
+      const tr = body.rows[i];
+      rowEls.push(tr);
+      rowHeads.push(tr.cells[0]);
+      for (let c = 1; c < tr.cells.length; c++) cellList.push(tr.cells[c]);
+    }
+    if (shownSel) markRect(shownSel, true);
+    showCursor();
+  }
+  if (firstRows < rows) requestAnimationFrame(() => setTimeout(() => setTimeout(appendRest, 0), 0));
+
   return {
     table,
     scroller,
@@ -419,6 +464,7 @@ export function mountGrid(container, options) {
       paintAll();
     },
     destroy() {
+      destroyed = true;
       unsubscribe();
       window.removeEventListener("pointerup", onPointerUp);
       if (sentences) {
