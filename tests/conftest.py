@@ -35,3 +35,8 @@ def shared_data() -> Path:
     path = shared_data_dir()
     need(path.is_dir(), f"the shared corpora folder {path} (set GRIDALIGN_SHARED_DATA)")
     return path
+
+
+# The session's one Chromium (tests/browser.py): defined once here so that tests/e2e and the
+# fault tests share it.
+from tests.browser import chromium_browser, page  # noqa: E402, F401

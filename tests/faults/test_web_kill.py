@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO_ROOT
-from tests.e2e.conftest import chromium_browser, page  # noqa: F401 - fixtures, found by name
 from tests.faults.processes import WebServer, app_env, django_script, prepare
 
 pytestmark = [pytest.mark.e2e]
@@ -104,7 +103,7 @@ def open_grid(tab, server, assignment: int):
 def test_a_save_in_flight_when_the_server_is_killed_lands_after_the_restart(request, web_server):
     from playwright.sync_api import expect
 
-    tab = request.getfixturevalue("page")  # Chromium (tests/e2e/conftest.py)
+    tab = request.getfixturevalue("page")  # Chromium (tests/browser.py)
     server, env, (assignment, _) = web_server
     open_grid(tab, server, assignment)
     indicator = tab.locator("[data-save-state]")
