@@ -143,6 +143,17 @@ class TokenStats:
                 key = casefold(w)
                 counts[key] = counts.get(key, 0) + 1
         self.counts = counts
+        self.index = {w: k for k, w in enumerate(counts)}
+
+    def word_ids(
+        self, pairs: Sequence[tuple[Sequence[str], Sequence[str]]]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Casefolded word ids of every source token and every target token of ``pairs``
+        (numbered over the corpus as ``CellGrid.row`` / ``col``); -1 for an unknown word."""
+        get = self.index.get
+        src = np.array([get(casefold(w), -1) for s, _ in pairs for w in s], dtype=np.int64)
+        tgt = np.array([get(casefold(w), -1) for _, t in pairs for w in t], dtype=np.int64)
+        return src, tgt
 
     def log_freq(self, words: Sequence[str]) -> np.ndarray:
         return np.array([math.log1p(self.counts.get(w, 0)) for w in words], dtype=np.float64)
@@ -343,3 +354,65 @@ def context_features(probability: np.ndarray, grid: CellGrid) -> np.ndarray:
         np.bincount(grid.col, weights=q, minlength=grid.n_cols)[grid.col],
     ]
     return np.column_stack(columns).astype(np.float32)
+
+
+LEXICON_NAMES = ("gold_pair_rate", "gold_pair_seen", "gold_source_rate", "gold_target_rate")
+
+
+class GoldLexicon:
+    """What the annotators did with these words before, counted on gold pairs: for each
+    (source word, target word) pair (casefolded) how often its cells were linked, and for
+    each word how often its tokens had any link. Rates are smoothed towards the overall rate
+    with one pseudo-observation, so a pair seen once says little."""
+
+    def __init__(
+        self,
+        grid: CellGrid,
+        src_words: np.ndarray,
+        tgt_words: np.ndarray,
+        linked: np.ndarray,
+        cells: np.ndarray,
+        n_words: int,
+    ) -> None:
+        """``cells``: which cells of ``grid`` (bool) are gold to count; ``linked`` their labels."""
+        self.n_words = max(n_words, 1)
+        keys = self._keys(grid, src_words, tgt_words)[cells]
+        label = linked[cells].astype(np.float64)
+        self.keys, inverse = np.unique(keys, return_inverse=True)
+        self.pair_seen = np.bincount(inverse, minlength=len(self.keys)).astype(np.float64)
+        self.pair_linked = np.bincount(inverse, weights=label, minlength=len(self.keys))
+        self.cell_rate = float(label.mean()) if len(label) else 0.0
+        rows_linked = np.bincount(grid.row, weights=linked & cells, minlength=grid.n_rows) > 0
+        cols_linked = np.bincount(grid.col, weights=linked & cells, minlength=grid.n_cols) > 0
+        rows_used = np.bincount(grid.row, weights=cells, minlength=grid.n_rows) > 0
+        cols_used = np.bincount(grid.col, weights=cells, minlength=grid.n_cols) > 0
+        self.src = self._word_rates(src_words, rows_used, rows_linked)
+        self.tgt = self._word_rates(tgt_words, cols_used, cols_linked)
+
+    def _keys(self, grid: CellGrid, src_words: np.ndarray, tgt_words: np.ndarray) -> np.ndarray:
+        s, t = src_words[grid.row], tgt_words[grid.col]
+        return np.where((s >= 0) & (t >= 0), s * self.n_words + t, -1)
+
+    def _word_rates(self, words: np.ndarray, used: np.ndarray, linked: np.ndarray):
+        ok = used & (words >= 0)
+        seen = np.bincount(words[ok], minlength=self.n_words).astype(np.float64)
+        hits = np.bincount(words[ok], weights=linked[ok], minlength=self.n_words)
+        prior = float(linked[ok].mean()) if ok.any() else 0.0
+        return (hits + prior) / (seen + 1.0)
+
+    def features(self, grid: CellGrid, src_words: np.ndarray, tgt_words: np.ndarray):
+        """``LEXICON_NAMES`` for every cell of ``grid`` (float32)."""
+        keys = self._keys(grid, src_words, tgt_words)
+        pos = np.searchsorted(self.keys, keys)
+        pos = np.minimum(pos, max(len(self.keys) - 1, 0))
+        found = (keys >= 0) & (len(self.keys) > 0)
+        if len(self.keys):
+            found &= self.keys[pos] == keys
+        seen = np.where(found, self.pair_seen[pos] if len(self.keys) else 0.0, 0.0)
+        hits = np.where(found, self.pair_linked[pos] if len(self.keys) else 0.0, 0.0)
+        s, t = src_words[grid.row], tgt_words[grid.col]
+        src_rate = np.where(s >= 0, self.src[np.maximum(s, 0)], np.nan)
+        tgt_rate = np.where(t >= 0, self.tgt[np.maximum(t, 0)], np.nan)
+        return np.column_stack(
+            [(hits + self.cell_rate) / (seen + 1.0), np.log1p(seen), src_rate, tgt_rate]
+        ).astype(np.float32)

@@ -1,7 +1,7 @@
 """Seeds that learn from the annotators: a supervised link model trained on gold pairs.
 
     from alignment_core.aligner.link_model import train_seed_model
-    model = train_seed_model(pairs, gold={index: Alignment, ...}, seed=0)
+    model = train_seed_model(pairs, {index: Alignment, ...}, link_config=LinkModelConfig(seed=0))
     model.kind                    # "supervised", or "hmm" when there was too little gold
     model.align(pairs)            # list[Alignment] with sure and possible links
     model.probabilities(pairs)    # list of N×M float32 link probabilities
@@ -12,13 +12,18 @@ so the evidence it gives on gold pairs looks like the evidence it gives elsewher
 had counted the gold would be over-sure exactly on the pairs the classifier learns from). Each
 cell of each gold pair becomes a row of ``features.FEATURE_NAMES`` — both directions'
 posteriors and Viterbi links, identity, spelling, position, neighbouring posteriors,
-punctuation, frequency — labelled "linked" when it is a gold link (sure or possible).
+punctuation, frequency — plus what the gold says about its words (``features.GoldLexicon``:
+how often this word pair and each word were linked, counted out of fold while training), and
+is labelled "linked" when it is a gold link (sure or possible). Cells with no evidence at all
+(``features.candidate_cells``) are never linked, which makes the classifiers 4× cheaper.
 
-* Link classifier: scikit-learn's ``HistGradientBoostingClassifier``. Chosen over logistic
-  regression because the evidence interacts (a posterior of 0.4 means one thing between two
-  identical neighbours and another for a punctuation mark), the features have unrelated scales
-  (no scaling needed for trees), and histogram boosting fits ~300k cells in seconds. No early
-  stopping (its validation split would draw random numbers): fixed ``max_iter`` and
+* Link classifier: scikit-learn's ``HistGradientBoostingClassifier``, in two stages (the
+  second also sees the first stage's out-of-fold probabilities around the cell, its row and
+  column: phrase blocks and competing candidates), each run on one OpenMP thread. Chosen
+  over logistic regression because the evidence interacts (a posterior of 0.4 means one
+  thing between two identical neighbours and another for a punctuation mark), the features
+  have unrelated scales (no scaling needed for trees), and histogram boosting fits ~100k
+  candidate cells in a few seconds. No early stopping (its validation split would draw random numbers): fixed ``max_iter`` and
   ``random_state`` make it deterministic for a seed.
 * Decoding: a cell is linked when its probability reaches a threshold tuned on out-of-fold
   probabilities (k-fold cross-validation over the gold pairs) to minimise the annotators'
@@ -41,7 +46,9 @@ import numpy as np
 from alignment_core.aligner.config import AlignerConfig
 from alignment_core.aligner.features import (
     FEATURE_NAMES,
+    LEXICON_NAMES,
     CellGrid,
+    GoldLexicon,
     TokenStats,
     candidate_cells,
     cell_features,
@@ -73,18 +80,21 @@ class LinkModelConfig:
     * ``stages``: 2 stacks a second classifier on the first one's out-of-fold probabilities
       of the cell's neighbours, row and column (phrase blocks, competing candidates); 1 does
       without.
+    * ``lexicon``: add what the gold says about the cell's words (``features.GoldLexicon``:
+      how often this word pair, and each word, was linked in the gold).
     """
 
     min_gold_pairs: int = MIN_GOLD_PAIRS
     folds: int = 3
     seed: int = 0
-    max_iter: int = 100
-    learning_rate: float = 0.1
+    max_iter: int = 60
+    learning_rate: float = 0.15
     max_leaf_nodes: int = 31
     min_samples_leaf: int = 20
     l2_regularization: float = 1.0
     threshold: float | None = None
     stages: int = 2
+    lexicon: bool = True
 
     def __post_init__(self) -> None:
         problems = []
@@ -235,6 +245,7 @@ class SeedModel:
         hmm: AlignerModel,
         stats: TokenStats | None = None,
         stages: LinkStages | None = None,
+        lexicon: GoldLexicon | None = None,
         threshold: float = 0.5,
         info: dict[str, Any] | None = None,
     ) -> None:
@@ -242,6 +253,7 @@ class SeedModel:
         self.hmm = hmm
         self.stats = stats
         self.stages = stages
+        self.lexicon = lexicon
         self.threshold = threshold
         self.info = dict(info or {})
 
@@ -256,6 +268,9 @@ class SeedModel:
         for lo, hi in pair_chunks(pairs):  # bounded memory, as the HMM's own decoding
             chunk = pairs[lo:hi]
             X, grid = _features(self.hmm, self.stats, chunk)
+            if self.lexicon is not None:
+                words = self.stats.word_ids(chunk)
+                X = np.hstack([X, self.lexicon.features(grid, *words)])
             prob, p_sure = self.stages.predict(X, grid)
             linked = prob >= self.threshold
             sure = p_sure >= 0.5
@@ -341,9 +356,21 @@ def train_seed_model(
 
     # k-fold cross-validation over gold pairs: out-of-fold probabilities tune the threshold
     # and feed the second stage (so it learns from first-stage output as it will look on
-    # pairs the first stage never saw)
+    # pairs the first stage never saw); the gold lexicon of a fold's rows is counted on the
+    # other folds, as it will be on pairs that are not gold
     rng = np.random.default_rng(lcfg.seed)
     fold = (rng.permutation(len(gold_idx)) % lcfg.folds)[grid.pair]
+    lexicon = None
+    if lcfg.lexicon:
+        src_words, tgt_words = stats.word_ids(gold_pairs)
+        lex = np.zeros((len(X), len(LEXICON_NAMES)), dtype=np.float32)
+        for k in range(lcfg.folds):
+            counted = GoldLexicon(grid, src_words, tgt_words, linked, fold != k, len(stats.index))
+            rows = fold == k
+            lex[rows] = counted.features(grid, src_words, tgt_words)[rows]
+        X = np.hstack([X, lex])
+        everything = np.ones(len(X), dtype=bool)
+        lexicon = GoldLexicon(grid, src_words, tgt_words, linked, everything, len(stats.index))
     splits = [(candidates & (fold != k), candidates & (fold == k)) for k in range(lcfg.folds)]
     fits = lcfg.folds * (lcfg.stages + 1) + lcfg.stages + 1
     done = 0
@@ -386,6 +413,7 @@ def train_seed_model(
         hmm=hmm,
         stats=stats,
         stages=LinkStages(first, second, sure_classifier),
+        lexicon=lexicon,
         threshold=threshold,
         info={
             "gold_pairs": len(gold_idx),
