@@ -82,6 +82,8 @@ class LinkModelConfig:
       without.
     * ``lexicon``: add what the gold says about the cell's words (``features.GoldLexicon``:
       how often this word pair, and each word, was linked in the gold).
+    * ``gold_hmm``: add the posteriors and links of an HMM trained with the gold as counts
+      (cross-fitted: a fold's rows get an HMM that counted the other folds' gold only).
     """
 
     min_gold_pairs: int = MIN_GOLD_PAIRS
@@ -95,6 +97,7 @@ class LinkModelConfig:
     threshold: float | None = None
     stages: int = 2
     lexicon: bool = True
+    gold_hmm: bool = True
 
     def __post_init__(self) -> None:
         problems = []
@@ -246,6 +249,7 @@ class SeedModel:
         stats: TokenStats | None = None,
         stages: LinkStages | None = None,
         lexicon: GoldLexicon | None = None,
+        gold_hmm: AlignerModel | None = None,
         threshold: float = 0.5,
         info: dict[str, Any] | None = None,
     ) -> None:
@@ -254,6 +258,7 @@ class SeedModel:
         self.stats = stats
         self.stages = stages
         self.lexicon = lexicon
+        self.gold_hmm = gold_hmm
         self.threshold = threshold
         self.info = dict(info or {})
 
@@ -271,6 +276,8 @@ class SeedModel:
             if self.lexicon is not None:
                 words = self.stats.word_ids(chunk)
                 X = np.hstack([X, self.lexicon.features(grid, *words)])
+            if self.gold_hmm is not None:
+                X = np.hstack([X, hmm_evidence(self.gold_hmm, chunk)])
             prob, p_sure = self.stages.predict(X, grid)
             linked = prob >= self.threshold
             sure = p_sure >= 0.5
@@ -359,7 +366,8 @@ def train_seed_model(
     # pairs the first stage never saw); the gold lexicon of a fold's rows is counted on the
     # other folds, as it will be on pairs that are not gold
     rng = np.random.default_rng(lcfg.seed)
-    fold = (rng.permutation(len(gold_idx)) % lcfg.folds)[grid.pair]
+    fold_of_pair = rng.permutation(len(gold_idx)) % lcfg.folds
+    fold = fold_of_pair[grid.pair]
     lexicon = None
     if lcfg.lexicon:
         src_words, tgt_words = stats.word_ids(gold_pairs)
@@ -371,6 +379,19 @@ def train_seed_model(
         X = np.hstack([X, lex])
         everything = np.ones(len(X), dtype=bool)
         lexicon = GoldLexicon(grid, src_words, tgt_words, linked, everything, len(stats.index))
+    gold_hmm = None
+    if lcfg.gold_hmm:
+        # the HMM with gold as counts (seeds/004) knows the gold's word pairs; a fold's rows
+        # get the evidence of an HMM that counted the other folds' gold only
+        evidence = np.zeros((len(X), len(GOLD_HMM_NAMES)), dtype=np.float32)
+        for k in range(lcfg.folds):
+            report(0.6, f"HMM with the gold of the other folds ({k + 1}/{lcfg.folds})")
+            others = {gold_idx[n]: gold_alignments[n] for n in np.flatnonzero(fold_of_pair != k)}
+            hmm_k = _train_hmm(pairs, cfg, others, lambda f, m: None, 0.0)
+            members = [gold_pairs[n] for n in np.flatnonzero(fold_of_pair == k)]
+            evidence[fold == k] = hmm_evidence(hmm_k, members)
+        X = np.hstack([X, evidence])
+        gold_hmm = _train_hmm(pairs, cfg, gold, lambda f, m: None, 0.0)
     splits = [(candidates & (fold != k), candidates & (fold == k)) for k in range(lcfg.folds)]
     fits = lcfg.folds * (lcfg.stages + 1) + lcfg.stages + 1
     done = 0
@@ -414,6 +435,7 @@ def train_seed_model(
         stats=stats,
         stages=LinkStages(first, second, sure_classifier),
         lexicon=lexicon,
+        gold_hmm=gold_hmm,
         threshold=threshold,
         info={
             "gold_pairs": len(gold_idx),
@@ -445,6 +467,23 @@ def _one_thread():
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(limits=1, user_api="openmp")
+
+
+GOLD_HMM_NAMES = ("gold_hmm_forward", "gold_hmm_backward", "gold_hmm_both")
+
+
+def hmm_evidence(hmm: AlignerModel, pairs: TokenPairs) -> np.ndarray:
+    """Per cell of ``pairs`` (the ``CellGrid`` layout): ``GOLD_HMM_NAMES`` from ``hmm``."""
+    if not pairs:
+        return np.zeros((0, len(GOLD_HMM_NAMES)), dtype=np.float32)
+    ev = Evidence.of(hmm, pairs)
+    grid = CellGrid.of([(len(s), len(t)) for s, t in pairs])
+    fwd = np.concatenate([f.ravel() for f in ev.forward])
+    bwd = np.concatenate([b.ravel() for b in ev.backward])
+    fstates = np.concatenate([np.asarray(x, dtype=np.int64) for x in ev.forward_states])
+    bstates = np.concatenate([np.asarray(x, dtype=np.int64) for x in ev.backward_states])
+    both = (fstates[grid.col] == grid.i) & (bstates[grid.row] == grid.j)
+    return np.column_stack([fwd, bwd, both]).astype(np.float32)
 
 
 def _proba(classifier: Any, X: np.ndarray) -> np.ndarray:
