@@ -39,7 +39,9 @@ _ABOUT = (  # kept out of __doc__, which python -OO strips
     "--gold, matched by pair id, and weigh --lambda against the rest (seeds/004). --model M "
     "aligns with a saved model; with --gold too it retrains with M's settings. --posteriors "
     "writes an .npz with ids, offsets, shapes (N, M per pair) and values (float32, source-major "
-    "N×M blocks: the mean of both directions' link posteriors)."
+    "N×M blocks: the mean of both directions' link posteriors). --model-kind supervised trains "
+    "a link classifier on the gold instead (sure/possible links; its link probabilities in "
+    "--posteriors; the HMM when there are fewer than --min-gold-pairs gold pairs)."
 )
 
 
