@@ -47,6 +47,7 @@ from alignment_core.aligner.config import AlignerConfig
 from alignment_core.aligner.features import (
     FEATURE_NAMES,
     LEXICON_NAMES,
+    NEIGHBOURS,
     CellGrid,
     GoldLexicon,
     TokenStats,
@@ -82,6 +83,8 @@ class LinkModelConfig:
       without.
     * ``lexicon``: add what the gold says about the cell's words (``features.GoldLexicon``:
       how often this word pair, and each word, was linked in the gold).
+    * ``widen``: the second stage also classifies the cells beside one the first stage
+      links with at least this probability (1 = only the first stage's candidates).
     * ``gold_hmm``: add the posteriors and links of an HMM trained with the gold as counts
       (cross-fitted: a fold's rows get an HMM that counted the other folds' gold only).
     """
@@ -98,6 +101,7 @@ class LinkModelConfig:
     stages: int = 2
     lexicon: bool = True
     gold_hmm: bool = True
+    widen: float = 0.3
 
     def __post_init__(self) -> None:
         problems = []
@@ -392,7 +396,6 @@ def train_seed_model(
             evidence[fold == k] = hmm_evidence(hmm_k, members)
         X = np.hstack([X, evidence])
         gold_hmm = _train_hmm(pairs, cfg, gold, lambda f, m: None, 0.0)
-    splits = [(candidates & (fold != k), candidates & (fold == k)) for k in range(lcfg.folds)]
     fits = lcfg.folds * (lcfg.stages + 1) + lcfg.stages + 1
     done = 0
 
@@ -402,19 +405,24 @@ def train_seed_model(
         done += 1
         return _fit(lcfg, inputs[rows], labels[rows], sure_model)
 
-    def out_of_fold(inputs: np.ndarray, labels: np.ndarray, only: np.ndarray | None = None):
+    def out_of_fold(
+        inputs: np.ndarray, labels: np.ndarray, within: np.ndarray, only: np.ndarray | None = None
+    ):
         out = np.zeros(len(inputs))
-        for train_rows, test_rows in splits:
+        for k in range(lcfg.folds):
+            train_rows, test_rows = within & (fold != k), within & (fold == k)
             rows = train_rows if only is None else train_rows & only
             out[test_rows] = _proba(fit(rows, inputs, labels, only is not None), inputs[test_rows])
         return out
 
-    stage_input = X
-    oof = out_of_fold(X, linked)
+    stage_input, rows = X, candidates
+    oof = out_of_fold(X, linked, rows)
     if lcfg.stages == 2:
-        stage_input = np.hstack([X, context_features(oof, grid)])
-        oof = out_of_fold(stage_input, linked)
-    oof_sure = out_of_fold(stage_input, sure, only=linked)
+        context = context_features(oof, grid)
+        stage_input = np.hstack([X, context])
+        rows = candidates | _beside_a_likely_link(context, lcfg.widen)
+        oof = out_of_fold(stage_input, linked, rows)
+    oof_sure = out_of_fold(stage_input, sure, rows, only=linked)
     threshold = lcfg.threshold if lcfg.threshold is not None else best_threshold(oof, linked)
     predicted = oof >= threshold
     cv = link_figures(predicted, linked, identical, len(gold_idx))
@@ -426,14 +434,14 @@ def train_seed_model(
     cv_hmm = link_figures(viterbi_both, linked, identical, len(gold_idx))
 
     first = fit(candidates, X, linked)
-    second = fit(candidates, stage_input, linked) if lcfg.stages == 2 else None
-    sure_classifier = fit(candidates & linked, stage_input, sure, True)
+    second = fit(rows, stage_input, linked) if lcfg.stages == 2 else None
+    sure_classifier = fit(rows & linked, stage_input, sure, True)
     report(1.0, "trained")
     return SeedModel(
         kind="supervised",
         hmm=hmm,
         stats=stats,
-        stages=LinkStages(first, second, sure_classifier),
+        stages=LinkStages(first, second, sure_classifier, lcfg.widen),
         lexicon=lexicon,
         gold_hmm=gold_hmm,
         threshold=threshold,
@@ -512,20 +520,30 @@ class LinkStages:
     first: Any
     second: Any
     sure: Any
+    widen: float = 1.0
 
     def predict(self, X: np.ndarray, grid: CellGrid) -> tuple[np.ndarray, np.ndarray]:
         """Per cell: the link probability and P(sure | link)."""
-        candidates = candidate_cells(X)
+        rows = candidate_cells(X)
         prob = np.zeros(len(X))
-        prob[candidates] = _proba(self.first, X[candidates])
+        prob[rows] = _proba(self.first, X[rows])
         stage_input = X
         if self.second is not None:
-            stage_input = np.hstack([X, context_features(prob, grid)])
+            context = context_features(prob, grid)
+            stage_input = np.hstack([X, context])
+            rows = rows | _beside_a_likely_link(context, self.widen)
             prob = np.zeros(len(X))
-            prob[candidates] = _proba(self.second, stage_input[candidates])
+            prob[rows] = _proba(self.second, stage_input[rows])
         sure = np.zeros(len(X))
-        sure[candidates] = _proba(self.sure, stage_input[candidates])
+        sure[rows] = _proba(self.sure, stage_input[rows])
         return prob, sure
+
+
+def _beside_a_likely_link(context: np.ndarray, widen: float) -> np.ndarray:
+    """Cells next to one the first stage links with probability ≥ ``widen``: the second
+    stage also looks at them (phrase blocks reach cells with no HMM evidence of their own)."""
+    neighbours = context[:, 1 : 1 + len(NEIGHBOURS)].max(axis=1) if len(context) else context
+    return np.asarray(neighbours >= widen, dtype=bool).reshape(-1)
 
 
 class _Constant:
