@@ -471,7 +471,9 @@ def _features(hmm: AlignerModel, stats: TokenStats, pairs: TokenPairs):
 def _one_thread():
     """scikit-learn's OpenMP threads, limited to one: on a machine whose cores are busy (a
     worker beside the web server, CI) two spinning OpenMP threads ran the trees 10–15× slower
-    than one; with one the cost is predictable."""
+    than one; with one the cost is predictable. scikit-learn is imported first: the limit
+    only reaches an OpenMP runtime that is already loaded (else the first fit ran unlimited)."""
+    import sklearn.ensemble  # noqa: F401
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(limits=1, user_api="openmp")
