@@ -6,8 +6,12 @@
     model.posteriors(pairs)       # list of N×M float32 link posteriors
     model.save("m.npz"); AlignerModel.load("m.npz")
 
+Seeds that learn from gold (issue 11): ``link_model.train_seed_model(pairs, gold)`` reads the
+HMM's evidence with a classifier trained on the gold (``features``: per-cell features).
+
 Modules: ``vocab`` (ids, flat corpus), ``table`` (sparse translation table, jump classes),
 ``ibm1`` / ``hmm`` (EM loops), ``supervised`` (observed counts from gold, seeds/004),
+``features`` / ``link_model`` (the supervised link model),
 ``symmetrize`` (intersection … grow-diag-final-and), ``training`` / ``model`` (the API),
 ``synthetic`` (benchmark corpus), ``_kernels`` (numba; ``GRIDALIGN_ALIGNER_PLAIN=1`` runs
 them as plain Python).

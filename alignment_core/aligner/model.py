@@ -264,9 +264,18 @@ class AlignerModel:
 
     def posteriors(self, pairs: TokenPairs) -> list[np.ndarray]:
         """Per pair an N×M float32 matrix of link posteriors (mean of both directions)."""
+        forward, backward = self.directional_posteriors(pairs)
+        return [((f + b) * 0.5).astype(np.float32) for f, b in zip(forward, backward, strict=True)]
+
+    def directional_posteriors(
+        self, pairs: TokenPairs
+    ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Each direction's N×M float64 link posteriors: ``(forward, backward)``, forward[n][i, j]
+        = P(a_j = i) (source→target), backward[n][i, j] = P(b_i = j) (target→source)."""
         chunks = pair_chunks(pairs)
         if len(chunks) > 1:  # bounded memory: one chunk at a time
-            return [m for lo, hi in chunks for m in self.posteriors(pairs[lo:hi])]
+            parts = [self.directional_posteriors(pairs[lo:hi]) for lo, hi in chunks]
+            return [m for f, _ in parts for m in f], [m for _, b in parts for m in b]
         corpus, table = self._prepare(pairs)
         kernels = get_kernels()
         sizes = corpus.src_len() * corpus.tgt_len()
@@ -324,12 +333,12 @@ class AlignerModel:
             return post
 
         fwd, bwd = self._both(run)
-        mean = ((fwd + bwd) * 0.5).astype(np.float32)
         src_len, tgt_len = corpus.src_len(), corpus.tgt_len()
-        return [
-            mean[post_off[n] : post_off[n + 1]].reshape(int(src_len[n]), int(tgt_len[n]))
-            for n in range(corpus.n_pairs)
-        ]
+        shapes = [(int(src_len[n]), int(tgt_len[n])) for n in range(corpus.n_pairs)]
+        return (
+            [fwd[post_off[n] : post_off[n + 1]].reshape(shapes[n]) for n in range(len(shapes))],
+            [bwd[post_off[n] : post_off[n + 1]].reshape(shapes[n]) for n in range(len(shapes))],
+        )
 
     # -- persistence --------------------------------------------------------------------
     def save(self, path: str | Path) -> None:

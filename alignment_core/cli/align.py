@@ -5,12 +5,19 @@
         grow-diag-final-and] [--ibm1-iterations 5] [--hmm-iterations 5]
         [--no-identity-lexicon] [--gold GOLD [--gold-from FMT] [--lambda 0.9]]
         [--posteriors OUT.npz] [--threads N] [--save-model M] [--model M]
+        [--model-kind hmm|supervised [--min-gold-pairs 20] [--seed 0]]
 
 CORPUS is any sentence-pair file (tsv, bitext, parallel with --target-text, jsonl, edinburgh,
 giza-a3); alignments it carries are ignored — hand alignments come from ``--gold``, matched
 to the corpus by pair id. Output keeps the input order. ``--model M`` aligns with a saved
 model without training; with ``--gold`` as well it retrains using M's settings (the gold has
 grown). A progress bar goes to stderr.
+
+``--model-kind supervised`` trains the supervised link model on the gold
+(``alignment_core.aligner.link_model``): links come with sure/possible labels, ``--posteriors``
+holds its link probabilities, and the cross-validated figures on the gold go to stderr. With
+fewer gold pairs than ``--min-gold-pairs`` it falls back to the HMM and says so. It is
+retrained from the gold on every run (``--model``/``--save-model`` are the HMM's).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import sys
 import numpy as np
 
 from alignment_core.aligner import SYMMETRIZATIONS, AlignerConfig, AlignerModel, train
+from alignment_core.aligner.link_model import MIN_GOLD_PAIRS, LinkModelConfig, train_seed_model
 from alignment_core.alignment import AlignedPair, Alignment
 from alignment_core.formats import FORMATS, FormatError, read_pairs, write_pairs
 from alignment_core.progress import ProgressBar
@@ -31,7 +39,9 @@ _ABOUT = (  # kept out of __doc__, which python -OO strips
     "--gold, matched by pair id, and weigh --lambda against the rest (seeds/004). --model M "
     "aligns with a saved model; with --gold too it retrains with M's settings. --posteriors "
     "writes an .npz with ids, offsets, shapes (N, M per pair) and values (float32, source-major "
-    "N×M blocks: the mean of both directions' link posteriors)."
+    "N×M blocks: the mean of both directions' link posteriors). --model-kind supervised trains "
+    "a link classifier on the gold instead (sure/possible links; its link probabilities in "
+    "--posteriors; the HMM when there are fewer than --min-gold-pairs gold pairs)."
 )
 
 
@@ -68,6 +78,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, metavar="N", help="default 2")
     p.add_argument("--save-model", metavar="M", help="save the trained model (.npz)")
     p.add_argument("--model", metavar="M", help="align with this saved model")
+    p.add_argument(
+        "--model-kind",
+        choices=("hmm", "supervised"),
+        default="hmm",
+        help="hmm (default): the HMM, gold as counts; supervised: a link classifier trained on "
+        "the gold (sure/possible links; the HMM when there is too little gold)",
+    )
+    p.add_argument(
+        "--min-gold-pairs",
+        type=int,
+        metavar="N",
+        help=f"supervised: fewest gold pairs to train on (default {MIN_GOLD_PAIRS})",
+    )
+    p.add_argument("--seed", type=int, metavar="N", help="supervised: random seed (default 0)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -140,7 +164,89 @@ def write_posteriors(path: str, pairs: list[AlignedPair], matrices: list[np.ndar
         )
 
 
+def _supervised_problem(args: argparse.Namespace) -> str | None:
+    if args.model_kind != "supervised":
+        if args.min_gold_pairs is not None or args.seed is not None:
+            return "--min-gold-pairs and --seed apply to --model-kind supervised only"
+        return None
+    if args.model or args.save_model:
+        return (
+            "--model and --save-model keep the HMM only; the supervised model is retrained "
+            "from --gold on every run"
+        )
+    if not args.gold:
+        return "--model-kind supervised needs --gold (hand alignments to learn from)"
+    return None
+
+
+def _run_supervised(args, corpus, sentences, gold, bar) -> int:
+    try:
+        cfg = _config(args, AlignerConfig())
+        lcfg = LinkModelConfig(
+            **{
+                k: v
+                for k, v in (("min_gold_pairs", args.min_gold_pairs), ("seed", args.seed))
+                if v is not None
+            }
+        )
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        model = train_seed_model(
+            sentences,
+            gold,
+            config=cfg,
+            link_config=lcfg,
+            progress=bar,
+        )
+        bar(1.0, "aligning")
+        alignments, probabilities = model.predict(sentences)
+    finally:
+        bar.close()
+    _write(args, corpus, alignments, probabilities if args.posteriors else None)
+    if model.kind == "supervised":
+        cv = model.info["cv"]
+        hmm = model.info["cv_hmm"]
+        print(
+            f"align: supervised link model on {len(gold)} gold pairs, threshold "
+            f"{model.threshold:.2f}; {model.info['folds']}-fold cross-validation on the gold: "
+            f"edits/pair {cv['edits_per_pair']:.2f} (HMM intersection "
+            f"{hmm['edits_per_pair']:.2f}), F1 {_f(cv['all_f1'])} (HMM {_f(hmm['all_f1'])}), "
+            f"non-identical F1 {_f(cv['nonident_f1'])} (HMM {_f(hmm['nonident_f1'])})",
+            file=sys.stderr,
+        )
+    else:
+        print(f"align: {model.info['reason']}", file=sys.stderr)
+    links = sum(len(a) for a in alignments)
+    print(
+        f"align: {len(corpus)} pairs ({len(gold)} with gold), {links} links "
+        f"({model.kind}) → {args.out}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _f(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def _write(args, corpus, alignments, posteriors) -> None:
+    out_pairs = [
+        AlignedPair(p.id, p.source, p.target, a, p.subcorpus, metadata=p.metadata)
+        for p, a in zip(corpus, alignments, strict=True)
+    ]
+    out_fmt = args.out_fmt or ("jsonl" if args.out.endswith(".jsonl") else "pharaoh")
+    write_pairs(out_pairs, sys.stdout if args.out == "-" else args.out, out_fmt)
+    if posteriors is not None:
+        write_posteriors(args.posteriors, corpus, posteriors)
+
+
 def run(args: argparse.Namespace) -> int:
+    problem = _supervised_problem(args)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     corpus = read_pairs(
         args.corpus, args.from_fmt, encoding=args.encoding, target_text=args.target_text
     )
@@ -150,6 +256,8 @@ def run(args: argparse.Namespace) -> int:
         gold = match_gold(corpus, gold_pairs, args.gold)
     sentences = [(p.source, p.target) for p in corpus]
     bar = ProgressBar(sys.stderr, enabled=not args.quiet)
+    if args.model_kind == "supervised":
+        return _run_supervised(args, corpus, sentences, gold, bar)
     stage = bar.report
     try:
         if args.model:
@@ -177,14 +285,7 @@ def run(args: argparse.Namespace) -> int:
         posteriors = model.posteriors(sentences) if args.posteriors else None
     finally:
         bar.close()
-    out_pairs = [
-        AlignedPair(p.id, p.source, p.target, a, p.subcorpus, metadata=p.metadata)
-        for p, a in zip(corpus, alignments, strict=True)
-    ]
-    out_fmt = args.out_fmt or ("jsonl" if args.out.endswith(".jsonl") else "pharaoh")
-    write_pairs(out_pairs, sys.stdout if args.out == "-" else args.out, out_fmt)
-    if posteriors is not None:
-        write_posteriors(args.posteriors, corpus, posteriors)
+    _write(args, corpus, alignments, posteriors)
     if args.save_model:
         model.save(args.save_model)
     links = sum(len(a) for a in alignments)

@@ -15,6 +15,7 @@ from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Que
 
 from annotator.models import Assignment, Project
 from annotator.selectors.assignments import own_assignments
+from annotator.selectors.seeds import uncertainty_order
 
 STATUSES = tuple(Assignment.Status.values)
 
@@ -29,13 +30,17 @@ def order_queue(assignments: QuerySet[Assignment]) -> QuerySet[Assignment]:
         pair__is_trial=True,
         withdrawn_at__isnull=True,
     ).exclude(status=Assignment.Status.SUBMITTED)
-    return assignments.annotate(
+    ranked = assignments.annotate(
         queue_rank=Case(
             When(Q(pair__is_trial=True) & Exists(trials_pending), then=Value(0)),
             default=Value(1),
             output_field=IntegerField(),
         )
-    ).order_by("pair__project_id", "queue_rank", "pair__position", "pair_id")
+    )
+    ranked, uncertain = uncertainty_order(ranked)  # Project.uncertainty_first (issue 11)
+    return ranked.order_by(
+        "pair__project_id", "queue_rank", *uncertain, "pair__position", "pair_id"
+    )
 
 
 def project_queue(

@@ -138,6 +138,9 @@ def set_gold_many(
 def _after_gold_written(*, project: Project) -> None:
     """The one place to react to new gold, once the write is committed (e.g.
     ``maybe_start_auto_retrain(project=project)``, which the core helper adds)."""
+    from annotator.services.seeding import maybe_start_auto_retrain
+
+    maybe_start_auto_retrain(project=project)
 
 
 def gold_from_single_submission(*, assignment: Assignment) -> GoldAlignment | None:

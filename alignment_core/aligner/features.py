@@ -1,0 +1,418 @@
+"""Per-cell features for the supervised link model (``link_model``), computed with numpy over
+the whole corpus at once (no Python loop over cells).
+
+Every cell (i, j) of every pair (source word i, target word j) becomes one row of
+``FEATURE_NAMES``. The cells of a corpus are laid out pair after pair, each pair's N×M grid
+row-major (cell (i, j) of pair n at ``offsets[n] + i·M + j``), the layout of
+``AlignerModel.directional_posteriors``.
+
+Inputs besides the tokens are the unsupervised HMM's evidence: both directions' posteriors
+and Viterbi alignments. Word statistics (frequency) come from a ``TokenStats`` built on the
+training corpus, so a model applies to new pairs with the same scale.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+# Longest prefix and spelling compared (characters); longer words are cut.
+MAX_CHARS = 12
+# Cells around (i, j) whose posteriors are features: (di, dj).
+NEIGHBOURS = ((-1, -1), (1, 1), (-1, 0), (1, 0), (0, -1), (0, 1), (-1, 1), (1, -1))
+
+FEATURE_NAMES = (
+    "post_forward",
+    "post_backward",
+    "post_mean",
+    "post_min",
+    "viterbi_forward",
+    "viterbi_backward",
+    "viterbi_both",
+    "identical",
+    "identical_casefold",
+    "prefix_chars",
+    "prefix_ratio",
+    "edit_similarity",
+    "position_diff",
+    "position_diff_abs",
+    "source_punct",
+    "target_punct",
+    "source_log_freq",
+    "target_log_freq",
+    "source_chars",
+    "target_chars",
+    "source_length",
+    "target_length",
+    *(f"post_mean_{di:+d}_{dj:+d}" for di, dj in NEIGHBOURS),
+    "identical_prev_diagonal",
+    "identical_next_diagonal",
+    "row_max_other",
+    "column_max_other",
+    "row_sum",
+    "column_sum",
+    "row_has_identical",
+    "column_has_identical",
+)
+_COLUMN = {name: k for k, name in enumerate(FEATURE_NAMES)}
+
+# Second-stage features: the first stage's link probabilities around each cell.
+CONTEXT_NAMES = (
+    "stage1",
+    *(f"stage1_{di:+d}_{dj:+d}" for di, dj in NEIGHBOURS),
+    "stage1_row_max_other",
+    "stage1_column_max_other",
+    "stage1_row_sum",
+    "stage1_column_sum",
+)
+
+
+@dataclass
+class CellGrid:
+    """Flat cell coordinates of a corpus: for each cell its pair, i, j and its pair's N, M."""
+
+    offsets: np.ndarray  # n_pairs + 1 cell offsets
+    pair: np.ndarray
+    i: np.ndarray
+    j: np.ndarray
+    n: np.ndarray
+    m: np.ndarray
+    row: np.ndarray  # the cell's source token, numbered over the corpus
+    col: np.ndarray  # its target token, numbered over the corpus
+    n_rows: int
+    n_cols: int
+
+    @classmethod
+    def of(cls, shapes: Sequence[tuple[int, int]]) -> CellGrid:
+        sizes = np.array([n * m for n, m in shapes], dtype=np.int64).reshape(-1)
+        offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        rows = np.array([n for n, _ in shapes], dtype=np.int64).reshape(-1)
+        cols = np.array([m for _, m in shapes], dtype=np.int64).reshape(-1)
+        pair = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+        local = np.arange(int(offsets[-1]), dtype=np.int64) - offsets[pair]
+        m = cols[pair]
+        i, j = local // np.maximum(m, 1), local % np.maximum(m, 1)
+        src_off = np.concatenate([[0], np.cumsum(rows)]).astype(np.int64)
+        tgt_off = np.concatenate([[0], np.cumsum(cols)]).astype(np.int64)
+        return cls(
+            offsets,
+            pair,
+            i,
+            j,
+            rows[pair],
+            m,
+            src_off[pair] + i,
+            tgt_off[pair] + j,
+            int(src_off[-1]),
+            int(tgt_off[-1]),
+        )
+
+    def __len__(self) -> int:
+        return int(self.offsets[-1])
+
+    def shift(self, values: np.ndarray, di: int, dj: int, fill: float = 0.0) -> np.ndarray:
+        """``values`` (one per cell) read at (i + di, j + dj) of the same pair, ``fill`` outside."""
+        ii, jj = self.i + di, self.j + dj
+        inside = (ii >= 0) & (ii < self.n) & (jj >= 0) & (jj < self.m)
+        idx = np.where(inside, np.arange(len(self)) + di * self.m + dj, 0)
+        out = np.full(len(self), fill, dtype=values.dtype)
+        out[inside] = values[idx[inside]]
+        return out
+
+
+def casefold(token: str) -> str:
+    return token.casefold()
+
+
+def is_punctuation(token: str) -> bool:
+    return bool(token) and all(unicodedata.category(c)[0] in "PS" for c in token)
+
+
+class TokenStats:
+    """Casefolded word counts of a corpus (the frequency features' scale)."""
+
+    def __init__(self, pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> None:
+        counts: dict[str, int] = {}
+        for source, target in pairs:
+            for w in (*source, *target):
+                key = casefold(w)
+                counts[key] = counts.get(key, 0) + 1
+        self.counts = counts
+        self.index = {w: k for k, w in enumerate(counts)}
+
+    def word_ids(
+        self, pairs: Sequence[tuple[Sequence[str], Sequence[str]]]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Casefolded word ids of every source token and every target token of ``pairs``
+        (numbered over the corpus as ``CellGrid.row`` / ``col``); -1 for an unknown word."""
+        get = self.index.get
+        src = np.array([get(casefold(w), -1) for s, _ in pairs for w in s], dtype=np.int64)
+        tgt = np.array([get(casefold(w), -1) for _, t in pairs for w in t], dtype=np.int64)
+        return src, tgt
+
+    def log_freq(self, words: Sequence[str]) -> np.ndarray:
+        return np.array([math.log1p(self.counts.get(w, 0)) for w in words], dtype=np.float64)
+
+
+class _Types:
+    """The distinct tokens of a corpus with their per-type properties."""
+
+    def __init__(self, tokens: list[str], stats: TokenStats) -> None:
+        exact = {}
+        ids = np.empty(len(tokens), dtype=np.int64)
+        for k, w in enumerate(tokens):
+            ids[k] = exact.setdefault(w, len(exact))
+        words = list(exact)
+        folded: dict[str, int] = {}
+        fold_of_type = np.array(
+            [folded.setdefault(casefold(w), len(folded)) for w in words], dtype=np.int64
+        )
+        self.exact = ids
+        self.folded = fold_of_type[ids]
+        fwords = list(folded)
+        self.fold_words = fwords
+        self.punct = np.array([is_punctuation(w) for w in fwords], dtype=np.float64)
+        self.chars = np.array([len(w) for w in fwords], dtype=np.int64)
+        self.log_freq = stats.log_freq(fwords)
+        codes = np.zeros((len(fwords), MAX_CHARS), dtype=np.int64)
+        for k, w in enumerate(fwords):
+            cut = w[:MAX_CHARS]
+            codes[k, : len(cut)] = [ord(c) for c in cut]
+        self.codes = codes
+
+
+def _levenshtein(a: np.ndarray, la: np.ndarray, b: np.ndarray, lb: np.ndarray) -> np.ndarray:
+    """Edit distances of many word pairs at once: rows of ``a`` (lengths ``la``) against rows
+    of ``b`` (``lb``), char codes padded to the same width; one DP vectorised over pairs."""
+    count, width = a.shape
+    prev = np.broadcast_to(np.arange(width + 1), (count, width + 1)).copy()
+    out = np.where(la == 0, lb, 0)
+    for r in range(1, width + 1):
+        cur = np.empty_like(prev)
+        cur[:, 0] = r
+        for c in range(1, width + 1):
+            cost = (a[:, r - 1] != b[:, c - 1]).astype(np.int64)
+            cur[:, c] = np.minimum(
+                np.minimum(prev[:, c] + 1, cur[:, c - 1] + 1), prev[:, c - 1] + cost
+            )
+        hit = la == r
+        out[hit] = cur[hit, lb[hit]]
+        prev = cur
+    return out
+
+
+def _spelling(types: _Types, src_fold: np.ndarray, tgt_fold: np.ndarray):
+    """Common-prefix length and edit similarity for every cell, computed once per distinct
+    (source word, target word) pair."""
+    n_types = len(types.fold_words)
+    key = src_fold * n_types + tgt_fold
+    uniq, inverse = np.unique(key, return_inverse=True)
+    s, t = uniq // n_types, uniq % n_types
+    a, b = types.codes[s], types.codes[t]
+    la = np.minimum(types.chars[s], MAX_CHARS)
+    lb = np.minimum(types.chars[t], MAX_CHARS)
+    same = np.cumprod(a == b, axis=1)
+    prefix = np.minimum(same.sum(axis=1), np.minimum(la, lb))
+    dist = _levenshtein(a, la, b, lb)
+    longest = np.maximum(np.maximum(la, lb), 1)
+    similarity = 1.0 - dist / longest
+    return prefix[inverse].astype(np.float64), similarity[inverse]
+
+
+def _max_other(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """For each cell, the largest value among the other cells of its group (row or column)."""
+    first = np.full(n_groups, -np.inf)
+    np.maximum.at(first, group, values)
+    is_first = values >= first[group]
+    # the runner-up: the group's max with (one of) its maximal cells removed
+    masked = np.where(is_first, -np.inf, values)
+    second = np.full(n_groups, -np.inf)
+    np.maximum.at(second, group, masked)
+    ties = np.bincount(group[is_first], minlength=n_groups)
+    runner_up = np.where(ties > 1, first, second)
+    out = np.where(is_first, runner_up[group], first[group])
+    return np.where(np.isfinite(out), out, 0.0)
+
+
+def cell_features(
+    pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
+    *,
+    forward: Sequence[np.ndarray],
+    backward: Sequence[np.ndarray],
+    forward_states: Sequence[np.ndarray],
+    backward_states: Sequence[np.ndarray],
+    stats: TokenStats,
+) -> tuple[np.ndarray, CellGrid]:
+    """The feature matrix (cells × ``FEATURE_NAMES``, float32) and the cells' grid.
+
+    ``forward[n]``/``backward[n]``: pair n's N×M posteriors of each direction;
+    ``forward_states[n][j]``: the source position of target word j in the forward Viterbi
+    alignment (-1 = NULL), ``backward_states[n][i]`` the target position of source word i.
+    """
+    shapes = [(len(s), len(t)) for s, t in pairs]
+    for n, ((rows, cols), f, b) in enumerate(zip(shapes, forward, backward, strict=True)):
+        if f.shape != (rows, cols) or b.shape != (rows, cols):
+            raise ValueError(
+                f"pair {n}: posteriors {f.shape}/{b.shape} do not match {rows}×{cols} tokens"
+            )
+    grid = CellGrid.of(shapes)
+    if len(grid) == 0:
+        return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32), grid
+    tokens = [w for s, _ in pairs for w in s] + [w for _, t in pairs for w in t]
+    types = _Types(tokens, stats)
+    n_src_tokens = grid.n_rows
+    row, col = grid.row, grid.col
+    s_exact, t_exact = types.exact[row], types.exact[n_src_tokens + col]
+    s_fold, t_fold = types.folded[row], types.folded[n_src_tokens + col]
+
+    pf = np.concatenate([np.asarray(f, dtype=np.float64).ravel() for f in forward])
+    pb = np.concatenate([np.asarray(b, dtype=np.float64).ravel() for b in backward])
+    fstates = np.concatenate([np.asarray(s, dtype=np.int64) for s in forward_states])
+    bstates = np.concatenate([np.asarray(s, dtype=np.int64) for s in backward_states])
+    vf = (fstates[col] == grid.i).astype(np.float64)
+    vb = (bstates[row] == grid.j).astype(np.float64)
+    mean = 0.5 * (pf + pb)
+
+    identical = (s_exact == t_exact).astype(np.float64)
+    ident_fold = (s_fold == t_fold).astype(np.float64)
+    prefix, similarity = _spelling(types, s_fold, t_fold)
+    shorter = np.maximum(np.minimum(types.chars[s_fold], types.chars[t_fold]), 1)
+    position = (grid.i + 0.5) / grid.n - (grid.j + 0.5) / grid.m
+
+    n_rows, n_cols = grid.n_rows, grid.n_cols
+    row_sum = np.bincount(row, weights=mean, minlength=n_rows)[row]
+    col_sum = np.bincount(col, weights=mean, minlength=n_cols)[col]
+    row_ident = np.bincount(row, weights=ident_fold, minlength=n_rows)[row] > 0
+    col_ident = np.bincount(col, weights=ident_fold, minlength=n_cols)[col] > 0
+
+    columns = [
+        pf,
+        pb,
+        mean,
+        np.minimum(pf, pb),
+        vf,
+        vb,
+        vf * vb,
+        identical,
+        ident_fold,
+        prefix,
+        prefix / shorter,
+        similarity,
+        position,
+        np.abs(position),
+        types.punct[s_fold],
+        types.punct[t_fold],
+        types.log_freq[s_fold],
+        types.log_freq[t_fold],
+        types.chars[s_fold].astype(np.float64),
+        types.chars[t_fold].astype(np.float64),
+        grid.n.astype(np.float64),
+        grid.m.astype(np.float64),
+        *(grid.shift(mean, di, dj) for di, dj in NEIGHBOURS),
+        grid.shift(ident_fold, -1, -1),
+        grid.shift(ident_fold, 1, 1),
+        _max_other(mean, row, n_rows),
+        _max_other(mean, col, n_cols),
+        row_sum,
+        col_sum,
+        row_ident.astype(np.float64),
+        col_ident.astype(np.float64),
+    ]
+    return np.column_stack(columns).astype(np.float32), grid
+
+
+def candidate_cells(X: np.ndarray) -> np.ndarray:
+    """Cells worth classifying (bool per row of ``X``): either direction's posterior ≥ 0.001,
+    identical words, similar spelling (edit similarity ≥ 0.5) or a neighbour with posterior
+    ≥ 0.3. The rest (~3/4 of Edinburgh++'s cells, holding ~6 % of its gold links, nearly all
+    out of any model's reach) are never linked: the classifiers train and run 4× faster."""
+    c = _COLUMN
+    neighbours = X[:, [c[f"post_mean_{di:+d}_{dj:+d}"] for di, dj in NEIGHBOURS]].max(axis=1)
+    return (
+        (X[:, c["post_forward"]] >= 0.001)
+        | (X[:, c["post_backward"]] >= 0.001)
+        | (X[:, c["identical_casefold"]] > 0)
+        | (X[:, c["edit_similarity"]] >= 0.5)
+        | (neighbours >= 0.3)
+    )
+
+
+def context_features(probability: np.ndarray, grid: CellGrid) -> np.ndarray:
+    """``CONTEXT_NAMES`` for every cell from a first stage's link probability per cell."""
+    q = np.asarray(probability, dtype=np.float64)
+    columns = [
+        q,
+        *(grid.shift(q, di, dj) for di, dj in NEIGHBOURS),
+        _max_other(q, grid.row, grid.n_rows),
+        _max_other(q, grid.col, grid.n_cols),
+        np.bincount(grid.row, weights=q, minlength=grid.n_rows)[grid.row],
+        np.bincount(grid.col, weights=q, minlength=grid.n_cols)[grid.col],
+    ]
+    return np.column_stack(columns).astype(np.float32)
+
+
+LEXICON_NAMES = ("gold_pair_rate", "gold_pair_seen", "gold_source_rate", "gold_target_rate")
+
+
+class GoldLexicon:
+    """What the annotators did with these words before, counted on gold pairs: for each
+    (source word, target word) pair (casefolded) how often its cells were linked, and for
+    each word how often its tokens had any link. Rates are smoothed towards the overall rate
+    with one pseudo-observation, so a pair seen once says little."""
+
+    def __init__(
+        self,
+        grid: CellGrid,
+        src_words: np.ndarray,
+        tgt_words: np.ndarray,
+        linked: np.ndarray,
+        cells: np.ndarray,
+        n_words: int,
+    ) -> None:
+        """``cells``: which cells of ``grid`` (bool) are gold to count; ``linked`` their labels."""
+        self.n_words = max(n_words, 1)
+        keys = self._keys(grid, src_words, tgt_words)[cells]
+        label = linked[cells].astype(np.float64)
+        self.keys, inverse = np.unique(keys, return_inverse=True)
+        self.pair_seen = np.bincount(inverse, minlength=len(self.keys)).astype(np.float64)
+        self.pair_linked = np.bincount(inverse, weights=label, minlength=len(self.keys))
+        self.cell_rate = float(label.mean()) if len(label) else 0.0
+        rows_linked = np.bincount(grid.row, weights=linked & cells, minlength=grid.n_rows) > 0
+        cols_linked = np.bincount(grid.col, weights=linked & cells, minlength=grid.n_cols) > 0
+        rows_used = np.bincount(grid.row, weights=cells, minlength=grid.n_rows) > 0
+        cols_used = np.bincount(grid.col, weights=cells, minlength=grid.n_cols) > 0
+        self.src = self._word_rates(src_words, rows_used, rows_linked)
+        self.tgt = self._word_rates(tgt_words, cols_used, cols_linked)
+
+    def _keys(self, grid: CellGrid, src_words: np.ndarray, tgt_words: np.ndarray) -> np.ndarray:
+        s, t = src_words[grid.row], tgt_words[grid.col]
+        return np.where((s >= 0) & (t >= 0), s * self.n_words + t, -1)
+
+    def _word_rates(self, words: np.ndarray, used: np.ndarray, linked: np.ndarray):
+        ok = used & (words >= 0)
+        seen = np.bincount(words[ok], minlength=self.n_words).astype(np.float64)
+        hits = np.bincount(words[ok], weights=linked[ok], minlength=self.n_words)
+        prior = float(linked[ok].mean()) if ok.any() else 0.0
+        return (hits + prior) / (seen + 1.0)
+
+    def features(self, grid: CellGrid, src_words: np.ndarray, tgt_words: np.ndarray):
+        """``LEXICON_NAMES`` for every cell of ``grid`` (float32)."""
+        keys = self._keys(grid, src_words, tgt_words)
+        pos = np.searchsorted(self.keys, keys)
+        pos = np.minimum(pos, max(len(self.keys) - 1, 0))
+        found = (keys >= 0) & (len(self.keys) > 0)
+        if len(self.keys):
+            found &= self.keys[pos] == keys
+        seen = np.where(found, self.pair_seen[pos] if len(self.keys) else 0.0, 0.0)
+        hits = np.where(found, self.pair_linked[pos] if len(self.keys) else 0.0, 0.0)
+        s, t = src_words[grid.row], tgt_words[grid.col]
+        src_rate = np.where(s >= 0, self.src[np.maximum(s, 0)], np.nan)
+        tgt_rate = np.where(t >= 0, self.tgt[np.maximum(t, 0)], np.nan)
+        return np.column_stack(
+            [(hits + self.cell_rate) / (seen + 1.0), np.log1p(seen), src_rate, tgt_rate]
+        ).astype(np.float32)

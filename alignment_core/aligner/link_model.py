@@ -1,0 +1,550 @@
+"""Seeds that learn from the annotators: a supervised link model trained on gold pairs.
+
+    from alignment_core.aligner.link_model import train_seed_model
+    model = train_seed_model(pairs, {index: Alignment, ...}, link_config=LinkModelConfig(seed=0))
+    model.kind                    # "supervised", or "hmm" when there was too little gold
+    model.align(pairs)            # list[Alignment] with sure and possible links
+    model.probabilities(pairs)    # list of N×M float32 link probabilities
+    model.info["cv"]              # cross-validated figures on the gold pairs
+
+How it works. The HMM aligner (IBM1 → HMM both ways) is trained *unsupervised* on every pair,
+so the evidence it gives on gold pairs looks like the evidence it gives elsewhere (an HMM that
+had counted the gold would be over-sure exactly on the pairs the classifier learns from). Each
+cell of each gold pair becomes a row of ``features.FEATURE_NAMES`` — both directions'
+posteriors and Viterbi links, identity, spelling, position, neighbouring posteriors,
+punctuation, frequency — plus what the gold says about its words (``features.GoldLexicon``:
+how often this word pair and each word were linked, counted out of fold while training), and
+is labelled "linked" when it is a gold link (sure or possible). Cells with no evidence at all
+(``features.candidate_cells``) are never linked, which makes the classifiers 4× cheaper.
+
+* Link classifier: scikit-learn's ``HistGradientBoostingClassifier``, in two stages (the
+  second also sees the first stage's out-of-fold probabilities around the cell, its row and
+  column: phrase blocks and competing candidates), each run on one OpenMP thread. Chosen
+  over logistic regression because the evidence interacts (a posterior of 0.4 means one
+  thing between two identical neighbours and another for a punctuation mark), the features
+  have unrelated scales (no scaling needed for trees), and histogram boosting fits ~100k
+  candidate cells in a few seconds. No early stopping (its validation split would draw random numbers): fixed ``max_iter`` and
+  ``random_state`` make it deterministic for a seed.
+* Decoding: a cell is linked when its probability reaches a threshold tuned on out-of-fold
+  probabilities (k-fold cross-validation over the gold pairs) to minimise the annotators'
+  edits (|seed Δ gold| over sure+possible links).
+* Sure or possible: a second classifier, trained on the gold links only, gives P(sure | link);
+  a predicted link is sure when that reaches 0.5.
+* Too little gold (fewer than ``min_gold_pairs``, default ``MIN_GOLD_PAIRS``): the model falls
+  back to the HMM alone — trained with the gold as observed counts, as before — and says so
+  (``kind == "hmm"``, ``info["reason"]``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from alignment_core.aligner.config import AlignerConfig
+from alignment_core.aligner.features import (
+    FEATURE_NAMES,
+    LEXICON_NAMES,
+    NEIGHBOURS,
+    CellGrid,
+    GoldLexicon,
+    TokenStats,
+    candidate_cells,
+    cell_features,
+    context_features,
+)
+from alignment_core.aligner.model import AlignerModel, pair_chunks
+from alignment_core.alignment import Alignment
+from alignment_core.progress import Progress, part, silent
+
+TokenPairs = Sequence[tuple[Sequence[str], Sequence[str]]]
+
+# Fewer gold pairs than this and the classifier has too few links to learn from (a pair has
+# ~20 links): the HMM alone seeds. 20 pairs ≈ 400 links, ~8k cells.
+MIN_GOLD_PAIRS = 20
+# Threshold candidates for decoding.
+THRESHOLDS = np.round(np.arange(0.05, 0.951, 0.01), 2)
+
+
+@dataclass(frozen=True)
+class LinkModelConfig:
+    """Settings of the supervised link model (all JSON-able).
+
+    * ``min_gold_pairs``: below this many gold pairs, the HMM alone seeds.
+    * ``folds``: cross-validation folds over the gold pairs (threshold tuning, reported figures).
+    * ``seed``: the random state of fold assignment and of the classifiers.
+    * ``max_iter``, ``learning_rate``, ``max_leaf_nodes``, ``min_samples_leaf``,
+      ``l2_regularization``: the gradient-boosted trees' settings.
+    * ``threshold``: a fixed decoding threshold (None: tuned by cross-validation).
+    * ``stages``: 2 stacks a second classifier on the first one's out-of-fold probabilities
+      of the cell's neighbours, row and column (phrase blocks, competing candidates); 1 does
+      without.
+    * ``lexicon``: add what the gold says about the cell's words (``features.GoldLexicon``:
+      how often this word pair, and each word, was linked in the gold).
+    * ``widen``: the second stage also classifies the cells beside one the first stage
+      links with at least this probability (1 = only the first stage's candidates).
+    * ``gold_hmm``: add the posteriors and links of an HMM trained with the gold as counts
+      (cross-fitted: a fold's rows get an HMM that counted the other folds' gold only).
+    """
+
+    min_gold_pairs: int = MIN_GOLD_PAIRS
+    folds: int = 3
+    seed: int = 0
+    max_iter: int = 60
+    learning_rate: float = 0.15
+    max_leaf_nodes: int = 31
+    min_samples_leaf: int = 20
+    l2_regularization: float = 1.0
+    threshold: float | None = None
+    stages: int = 2
+    lexicon: bool = True
+    gold_hmm: bool = True
+    widen: float = 0.3
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.min_gold_pairs < 2:
+            problems.append("min_gold_pairs must be >= 2")
+        if self.folds < 2:
+            problems.append("folds must be >= 2")
+        if self.max_iter < 1 or self.max_leaf_nodes < 2 or self.min_samples_leaf < 1:
+            problems.append("max_iter >= 1, max_leaf_nodes >= 2 and min_samples_leaf >= 1")
+        if not 0.0 < self.learning_rate <= 1.0:
+            problems.append("learning_rate must lie in (0, 1]")
+        if self.stages not in (1, 2):
+            problems.append("stages must be 1 or 2")
+        if self.threshold is not None and not 0.0 < self.threshold < 1.0:
+            problems.append("threshold must lie in (0, 1)")
+        if problems:
+            raise ValueError("LinkModelConfig: " + "; ".join(problems))
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _classifier(cfg: LinkModelConfig):
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    return HistGradientBoostingClassifier(
+        max_iter=cfg.max_iter,
+        learning_rate=cfg.learning_rate,
+        max_leaf_nodes=cfg.max_leaf_nodes,
+        min_samples_leaf=cfg.min_samples_leaf,
+        l2_regularization=cfg.l2_regularization,
+        early_stopping=False,
+        random_state=cfg.seed,
+    )
+
+
+def _train_hmm(pairs: TokenPairs, config: AlignerConfig, gold, progress: Progress, share: float):
+    """``train()`` reporting on the first ``share`` of ``progress``."""
+    from alignment_core.aligner.training import train
+
+    return train(pairs, config=config, gold=gold or None, progress=part(progress, 0.0, share))
+
+
+@dataclass
+class Evidence:
+    """The HMM's view of some pairs: both directions' posteriors and Viterbi states."""
+
+    forward: list[np.ndarray]
+    backward: list[np.ndarray]
+    forward_states: list[np.ndarray]
+    backward_states: list[np.ndarray]
+
+    @classmethod
+    def of(cls, hmm: AlignerModel, pairs: TokenPairs) -> Evidence:
+        fwd, bwd = hmm.directional_posteriors(pairs)
+        fs, bs = hmm.viterbi(pairs)
+        return cls(fwd, bwd, fs, bs)
+
+
+def cell_labels(
+    grid: CellGrid, widths: Sequence[int], gold: Sequence[Alignment]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell of ``grid``: linked (any gold link) and sure (a sure gold link), as bools.
+    ``widths[n]`` is pair n's target length M."""
+    cells, kinds = [], []
+    for n, alignment in enumerate(gold):
+        base, cols = int(grid.offsets[n]), int(widths[n])
+        for links, kind in ((alignment.sure, True), (alignment.possible, False)):
+            cells.extend(base + i * cols + j for i, j in links)
+            kinds.extend([kind] * len(links))
+    linked = np.zeros(len(grid), dtype=bool)
+    sure = np.zeros(len(grid), dtype=bool)
+    idx = np.asarray(cells, dtype=np.int64)
+    linked[idx] = True
+    sure[idx[np.asarray(kinds, dtype=bool)]] = True
+    return linked, sure
+
+
+def _identical_cells(pairs: TokenPairs) -> np.ndarray:
+    """Per cell: its two words are the same once casefolded (the "identical links")."""
+    return np.concatenate(
+        [
+            (
+                np.array([w.casefold() for w in s], dtype=object)[:, None]
+                == np.array([w.casefold() for w in t], dtype=object)[None, :]
+            ).ravel()
+            for s, t in pairs
+        ]
+        or [np.zeros(0, dtype=bool)]
+    ).astype(bool)
+
+
+def link_figures(
+    predicted: np.ndarray, linked: np.ndarray, identical: np.ndarray, n_pairs: int
+) -> dict[str, float | None]:
+    """Edits per pair (|predicted Δ gold|), and precision/recall/F1 of the predicted links
+    against every gold link, over all links and over non-identical ones."""
+    out: dict[str, float | None] = {
+        "edits_per_pair": float(np.count_nonzero(predicted != linked)) / max(n_pairs, 1)
+    }
+    for name, mask in (("all", slice(None)), ("nonident", ~identical)):
+        p, g = predicted[mask], linked[mask]
+        hit = float(np.count_nonzero(p & g))
+        precision = hit / np.count_nonzero(p) if np.count_nonzero(p) else None
+        recall = hit / np.count_nonzero(g) if np.count_nonzero(g) else None
+        f1 = (
+            2 * precision * recall / (precision + recall)
+            if precision is not None and recall is not None and precision + recall > 0
+            else None
+        )
+        out.update({f"{name}_precision": precision, f"{name}_recall": recall, f"{name}_f1": f1})
+    return out
+
+
+def best_threshold(
+    probability: np.ndarray, linked: np.ndarray, thresholds: np.ndarray = THRESHOLDS
+) -> float:
+    """The threshold (from ``thresholds``) with the fewest edits; ties go to the lowest."""
+    order = np.argsort(probability, kind="stable")
+    p_sorted = probability[order]
+    pos_sorted = linked[order].astype(np.int64)
+    # cells below t: their positives are misses; cells at or above t: negatives are extras
+    below = np.searchsorted(p_sorted, thresholds, side="left")
+    cum_pos = np.concatenate([[0], np.cumsum(pos_sorted)])
+    misses = cum_pos[below]
+    above_total = len(p_sorted) - below
+    extras = above_total - (cum_pos[-1] - cum_pos[below])
+    edits = misses + extras
+    return float(thresholds[int(np.argmin(edits))])
+
+
+class SeedModel:
+    """What seeds a project: the HMM alone (``kind == "hmm"``) or the HMM's evidence read by
+    the supervised link classifier (``kind == "supervised"``)."""
+
+    def __init__(
+        self,
+        *,
+        kind: str,
+        hmm: AlignerModel,
+        stats: TokenStats | None = None,
+        stages: LinkStages | None = None,
+        lexicon: GoldLexicon | None = None,
+        gold_hmm: AlignerModel | None = None,
+        threshold: float = 0.5,
+        info: dict[str, Any] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.hmm = hmm
+        self.stats = stats
+        self.stages = stages
+        self.lexicon = lexicon
+        self.gold_hmm = gold_hmm
+        self.threshold = threshold
+        self.info = dict(info or {})
+
+    def predict(self, pairs: TokenPairs) -> tuple[list[Alignment], list[np.ndarray]]:
+        """Alignments (sure and possible links) and N×M float32 link probabilities, per pair.
+
+        The HMM fallback gives its symmetrised links (all sure) and the mean posteriors."""
+        if self.kind == "hmm":
+            return self.hmm.align(pairs), self.hmm.posteriors(pairs)
+        alignments: list[Alignment] = []
+        matrices: list[np.ndarray] = []
+        for lo, hi in pair_chunks(pairs):  # bounded memory, as the HMM's own decoding
+            chunk = pairs[lo:hi]
+            X, grid = _features(self.hmm, self.stats, chunk)
+            if self.lexicon is not None:
+                words = self.stats.word_ids(chunk)
+                X = np.hstack([X, self.lexicon.features(grid, *words)])
+            if self.gold_hmm is not None:
+                X = np.hstack([X, hmm_evidence(self.gold_hmm, chunk)])
+            prob, p_sure = self.stages.predict(X, grid)
+            linked = prob >= self.threshold
+            sure = p_sure >= 0.5
+            for n, (s, t) in enumerate(chunk):
+                lo_c, hi_c = int(grid.offsets[n]), int(grid.offsets[n + 1])
+                cells = np.flatnonzero(linked[lo_c:hi_c])
+                is_sure = sure[lo_c:hi_c][cells]
+                cols = max(len(t), 1)
+                links = [(int(c // cols), int(c % cols)) for c in cells]
+                alignments.append(
+                    Alignment.from_sets(
+                        [lk for lk, k in zip(links, is_sure, strict=True) if k],
+                        [lk for lk, k in zip(links, is_sure, strict=True) if not k],
+                    )
+                )
+                matrices.append(prob[lo_c:hi_c].reshape(len(s), len(t)).astype(np.float32))
+        return alignments, matrices
+
+    def align(self, pairs: TokenPairs) -> list[Alignment]:
+        return self.predict(pairs)[0]
+
+    def probabilities(self, pairs: TokenPairs) -> list[np.ndarray]:
+        return self.predict(pairs)[1]
+
+
+def uncertainty(matrix: np.ndarray) -> float:
+    """How unsure a pair's link probabilities are: the summed binary entropy of its cells (in
+    bits) per token (N + M), so long pairs are not unsure just for being long."""
+    p = np.clip(np.asarray(matrix, dtype=np.float64), 1e-9, 1 - 1e-9)
+    tokens = sum(p.shape) if p.ndim == 2 else 0
+    if not tokens or p.size == 0:
+        return 0.0
+    h = -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
+    return float(h.sum() / tokens)
+
+
+def train_seed_model(
+    pairs: TokenPairs,
+    gold: Mapping[int, Alignment] | None = None,
+    *,
+    config: AlignerConfig | None = None,
+    link_config: LinkModelConfig | None = None,
+    progress: Progress | None = None,
+) -> SeedModel:
+    """Train the seeding model on ``pairs`` (all of them: their sentences train the HMM) with
+    ``gold`` (0-based indices into ``pairs`` → hand alignments).
+
+    With at least ``link_config.min_gold_pairs`` gold pairs: the supervised link model (see the
+    module notes); ``info["cv"]`` holds its cross-validated figures on the gold pairs beside
+    the HMM's intersection on the same pairs (``info["cv_hmm"]``). Otherwise the HMM alone.
+    ``progress(fraction, message)`` is called as work advances (fraction 0–1).
+    """
+    cfg = config or AlignerConfig()
+    lcfg = link_config or LinkModelConfig()
+    report = progress or silent
+    gold = dict(gold or {})
+    for n in gold:
+        if not 0 <= int(n) < len(pairs):
+            raise ValueError(f"gold alignment for pair index {n}, but there are {len(pairs)} pairs")
+    if len(gold) < lcfg.min_gold_pairs:
+        hmm = _train_hmm(pairs, cfg, gold, report, 1.0)
+        reason = (
+            f"{len(gold)} gold pair(s), fewer than the {lcfg.min_gold_pairs} the supervised "
+            "model needs: the HMM alone seeds" + (" (gold as counts)" if gold else "")
+        )
+        return SeedModel(kind="hmm", hmm=hmm, info={"gold_pairs": len(gold), "reason": reason})
+
+    hmm = _train_hmm(pairs, cfg, None, report, 0.6)
+    report(0.6, f"features of {len(gold)} gold pairs")
+    stats = TokenStats(pairs)
+    gold_idx = sorted(int(n) for n in gold)
+    gold_pairs = [pairs[n] for n in gold_idx]
+    gold_alignments = [gold[n] for n in gold_idx]
+    for n, (s, t), a in zip(gold_idx, gold_pairs, gold_alignments, strict=True):
+        try:
+            a.validate(len(s), len(t))
+        except ValueError as exc:
+            raise ValueError(f"gold alignment of pair {n}: {exc}") from exc
+    X, grid = _features(hmm, stats, gold_pairs)
+    linked, sure = cell_labels(grid, [len(t) for _, t in gold_pairs], gold_alignments)
+    identical = _identical_cells(gold_pairs)
+    candidates = candidate_cells(X)
+
+    # k-fold cross-validation over gold pairs: out-of-fold probabilities tune the threshold
+    # and feed the second stage (so it learns from first-stage output as it will look on
+    # pairs the first stage never saw); the gold lexicon of a fold's rows is counted on the
+    # other folds, as it will be on pairs that are not gold
+    rng = np.random.default_rng(lcfg.seed)
+    fold_of_pair = rng.permutation(len(gold_idx)) % lcfg.folds
+    fold = fold_of_pair[grid.pair]
+    lexicon = None
+    if lcfg.lexicon:
+        src_words, tgt_words = stats.word_ids(gold_pairs)
+        lex = np.zeros((len(X), len(LEXICON_NAMES)), dtype=np.float32)
+        for k in range(lcfg.folds):
+            counted = GoldLexicon(grid, src_words, tgt_words, linked, fold != k, len(stats.index))
+            rows = fold == k
+            lex[rows] = counted.features(grid, src_words, tgt_words)[rows]
+        X = np.hstack([X, lex])
+        everything = np.ones(len(X), dtype=bool)
+        lexicon = GoldLexicon(grid, src_words, tgt_words, linked, everything, len(stats.index))
+    gold_hmm = None
+    if lcfg.gold_hmm:
+        # the HMM with gold as counts (seeds/004) knows the gold's word pairs; a fold's rows
+        # get the evidence of an HMM that counted the other folds' gold only
+        evidence = np.zeros((len(X), len(GOLD_HMM_NAMES)), dtype=np.float32)
+        for k in range(lcfg.folds):
+            report(0.6, f"HMM with the gold of the other folds ({k + 1}/{lcfg.folds})")
+            others = {gold_idx[n]: gold_alignments[n] for n in np.flatnonzero(fold_of_pair != k)}
+            hmm_k = _train_hmm(pairs, cfg, others, lambda f, m: None, 0.0)
+            members = [gold_pairs[n] for n in np.flatnonzero(fold_of_pair == k)]
+            evidence[fold == k] = hmm_evidence(hmm_k, members)
+        X = np.hstack([X, evidence])
+        gold_hmm = _train_hmm(pairs, cfg, gold, lambda f, m: None, 0.0)
+    fits = lcfg.folds * (lcfg.stages + 1) + lcfg.stages + 1
+    done = 0
+
+    def fit(rows: np.ndarray, inputs: np.ndarray, labels: np.ndarray, sure_model: bool = False):
+        nonlocal done
+        report(0.6 + 0.4 * done / fits, f"fitting the link model ({done + 1}/{fits})")
+        done += 1
+        return _fit(lcfg, inputs[rows], labels[rows], sure_model)
+
+    def out_of_fold(
+        inputs: np.ndarray, labels: np.ndarray, within: np.ndarray, only: np.ndarray | None = None
+    ):
+        out = np.zeros(len(inputs))
+        for k in range(lcfg.folds):
+            train_rows, test_rows = within & (fold != k), within & (fold == k)
+            rows = train_rows if only is None else train_rows & only
+            out[test_rows] = _proba(fit(rows, inputs, labels, only is not None), inputs[test_rows])
+        return out
+
+    stage_input, rows = X, candidates
+    oof = out_of_fold(X, linked, rows)
+    if lcfg.stages == 2:
+        context = context_features(oof, grid)
+        stage_input = np.hstack([X, context])
+        rows = candidates | _beside_a_likely_link(context, lcfg.widen)
+        oof = out_of_fold(stage_input, linked, rows)
+    oof_sure = out_of_fold(stage_input, sure, rows, only=linked)
+    threshold = lcfg.threshold if lcfg.threshold is not None else best_threshold(oof, linked)
+    predicted = oof >= threshold
+    cv = link_figures(predicted, linked, identical, len(gold_idx))
+    both = predicted & linked
+    cv["sure_accuracy"] = (
+        float(np.mean((oof_sure[both] >= 0.5) == sure[both])) if both.any() else None
+    )
+    viterbi_both = X[:, FEATURE_NAMES.index("viterbi_both")] > 0.5
+    cv_hmm = link_figures(viterbi_both, linked, identical, len(gold_idx))
+
+    first = fit(candidates, X, linked)
+    second = fit(rows, stage_input, linked) if lcfg.stages == 2 else None
+    sure_classifier = fit(rows & linked, stage_input, sure, True)
+    report(1.0, "trained")
+    return SeedModel(
+        kind="supervised",
+        hmm=hmm,
+        stats=stats,
+        stages=LinkStages(first, second, sure_classifier, lcfg.widen),
+        lexicon=lexicon,
+        gold_hmm=gold_hmm,
+        threshold=threshold,
+        info={
+            "gold_pairs": len(gold_idx),
+            "threshold": threshold,
+            "folds": lcfg.folds,
+            "cv": cv,
+            "cv_hmm": cv_hmm,
+            "link_config": lcfg.to_dict(),
+        },
+    )
+
+
+def _features(hmm: AlignerModel, stats: TokenStats, pairs: TokenPairs):
+    evidence = Evidence.of(hmm, pairs)
+    return cell_features(
+        pairs,
+        forward=evidence.forward,
+        backward=evidence.backward,
+        forward_states=evidence.forward_states,
+        backward_states=evidence.backward_states,
+        stats=stats,
+    )
+
+
+def _one_thread():
+    """scikit-learn's OpenMP threads, limited to one: on a machine whose cores are busy (a
+    worker beside the web server, CI) two spinning OpenMP threads ran the trees 10–15× slower
+    than one; with one the cost is predictable. scikit-learn is imported first: the limit
+    only reaches an OpenMP runtime that is already loaded (else the first fit ran unlimited)."""
+    import sklearn.ensemble  # noqa: F401
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="openmp")
+
+
+GOLD_HMM_NAMES = ("gold_hmm_forward", "gold_hmm_backward", "gold_hmm_both")
+
+
+def hmm_evidence(hmm: AlignerModel, pairs: TokenPairs) -> np.ndarray:
+    """Per cell of ``pairs`` (the ``CellGrid`` layout): ``GOLD_HMM_NAMES`` from ``hmm``."""
+    if not pairs:
+        return np.zeros((0, len(GOLD_HMM_NAMES)), dtype=np.float32)
+    ev = Evidence.of(hmm, pairs)
+    grid = CellGrid.of([(len(s), len(t)) for s, t in pairs])
+    fwd = np.concatenate([f.ravel() for f in ev.forward])
+    bwd = np.concatenate([b.ravel() for b in ev.backward])
+    fstates = np.concatenate([np.asarray(x, dtype=np.int64) for x in ev.forward_states])
+    bstates = np.concatenate([np.asarray(x, dtype=np.int64) for x in ev.backward_states])
+    both = (fstates[grid.col] == grid.i) & (bstates[grid.row] == grid.j)
+    return np.column_stack([fwd, bwd, both]).astype(np.float32)
+
+
+def _proba(classifier: Any, X: np.ndarray) -> np.ndarray:
+    if not len(X):
+        return np.zeros(0)
+    with _one_thread():
+        return classifier.predict_proba(X)[:, 1]
+
+
+def _fit(lcfg: LinkModelConfig, X: np.ndarray, y: np.ndarray, sure_model: bool):
+    """A fitted classifier; a label with one value only (e.g. gold without possible links)
+    gets a constant."""
+    if len(y) == 0 or y.all() or not y.any():
+        return _Constant(1.0 if len(y) == 0 or y.all() else 0.0)
+    if sure_model:  # fewer rows, an easier question: half the trees
+        lcfg = LinkModelConfig(**{**lcfg.to_dict(), "max_iter": max(lcfg.max_iter // 2, 1)})
+    with _one_thread():
+        return _classifier(lcfg).fit(X, y)
+
+
+@dataclass
+class LinkStages:
+    """The fitted classifiers: first stage (cell features), optional second stage (plus the
+    first stage's probabilities around each cell), and P(sure | link)."""
+
+    first: Any
+    second: Any
+    sure: Any
+    widen: float = 1.0
+
+    def predict(self, X: np.ndarray, grid: CellGrid) -> tuple[np.ndarray, np.ndarray]:
+        """Per cell: the link probability and P(sure | link)."""
+        rows = candidate_cells(X)
+        prob = np.zeros(len(X))
+        prob[rows] = _proba(self.first, X[rows])
+        stage_input = X
+        if self.second is not None:
+            context = context_features(prob, grid)
+            stage_input = np.hstack([X, context])
+            rows = rows | _beside_a_likely_link(context, self.widen)
+            prob = np.zeros(len(X))
+            prob[rows] = _proba(self.second, stage_input[rows])
+        sure = np.zeros(len(X))
+        sure[rows] = _proba(self.sure, stage_input[rows])
+        return prob, sure
+
+
+def _beside_a_likely_link(context: np.ndarray, widen: float) -> np.ndarray:
+    """Cells next to one the first stage links with probability ≥ ``widen``: the second
+    stage also looks at them (phrase blocks reach cells with no HMM evidence of their own)."""
+    neighbours = context[:, 1 : 1 + len(NEIGHBOURS)].max(axis=1) if len(context) else context
+    return np.asarray(neighbours >= widen, dtype=bool).reshape(-1)
+
+
+class _Constant:
+    """A stand-in classifier for a label with one class only (e.g. gold with no possible link)."""
+
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        return np.column_stack([np.full(len(X), 1 - self.value), np.full(len(X), self.value)])

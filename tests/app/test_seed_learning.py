@@ -1,0 +1,156 @@
+"""Seeds that learn from the annotators (issue 11) in the app: the seed job trains the
+supervised model when the project has enough gold and says which model it used, new gold
+starts an automatic retrain every N gold pairs, and the uncertainty-first queue."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import timezone
+
+from annotator.models import AlignerRun, Assignment, Job, SeedAlignment, SentencePair
+from annotator.selectors.queue import project_queue, resume_assignment
+from annotator.services.gold import set_gold
+from annotator.services.seeding import maybe_start_auto_retrain, seed_project
+from tests.app.test_seeding import SENTENCES, _identity_links
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def corpus(project):
+    return [
+        SentencePair.objects.create(
+            project=project,
+            external_id=f"p{n}",
+            position=n,
+            source_tokens=src.split(),
+            target_tokens=tgt.split(),
+            is_trial=(n == 9),
+        )
+        for n, (src, tgt) in enumerate(SENTENCES)
+    ]
+
+
+def write_gold(pairs, django_capture_on_commit_callbacks):
+    """Gold for ``pairs`` (identical words, sure; the rest of the row possible for one word),
+    returning the on-commit callbacks the writes queued (not run)."""
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        for pair in pairs:
+            set_gold(pair=pair, links=_identity_links(pair), origin="imported")
+    return callbacks
+
+
+def test_enough_gold_trains_the_supervised_model_and_reports_it(
+    project, corpus, django_capture_on_commit_callbacks
+):
+    write_gold(corpus[:6], django_capture_on_commit_callbacks)
+    result = seed_project(project=project, use_gold=True, min_gold_pairs=4)
+
+    assert result["model"] == "supervised" and result["gold_pairs"] == 6
+    assert "supervised link model on 6 gold pairs" in result["model_note"]
+    for figures in (result["cv"], result["cv_hmm"]):
+        assert set(figures) >= {"edits_per_pair", "all_f1", "nonident_f1"}
+        assert figures["edits_per_pair"] >= 0
+    assert 0 < result["threshold"] < 1
+    run = AlignerRun.objects.get(pk=result["aligner_run"])
+    assert run.config["model_kind"] == "supervised" and run.config["link_model"]["folds"] == 3
+    assert run.note == result["model_note"]
+    seeds = SeedAlignment.objects.filter(aligner_run=run)
+    assert seeds.count() == len(corpus)
+    assert all(s.uncertainty is not None and s.uncertainty >= 0 for s in seeds)
+    # the gold taught "identical words link": the seeds of unseen pairs hold those links
+    seed = seeds.get(pair=corpus[8])  # "the cat ran in the garden" / "the cat was running …"
+    links = {(i, j) for i, j, _ in seed.links}
+    assert {(1, 1), (5, 6)} <= links  # cat→cat, garden→garden
+
+
+def test_too_little_gold_seeds_with_the_hmm_and_says_so(
+    project, corpus, django_capture_on_commit_callbacks
+):
+    write_gold(corpus[:2], django_capture_on_commit_callbacks)
+    result = seed_project(project=project, use_gold=True, min_gold_pairs=4)
+    assert result["model"] == "hmm" and result["cv"] is None
+    assert "2 gold pair(s), fewer than the 4" in result["model_note"]
+    run = AlignerRun.objects.get(pk=result["aligner_run"])
+    assert run.config["model_kind"] == "hmm" and run.gold_pairs == 2
+    assert SeedAlignment.objects.filter(aligner_run=run, uncertainty__isnull=True).count() == 0
+
+
+def test_new_gold_starts_one_retrain_every_n_gold_pairs(
+    project, corpus, django_capture_on_commit_callbacks
+):
+    project.auto_retrain_every = 3
+    project.save()
+    seed_jobs = Job.objects.filter(project=project, kind="seed")
+
+    for callback in write_gold(corpus[:2], django_capture_on_commit_callbacks):
+        callback()
+    assert not seed_jobs.exists()  # 2 new gold pairs < 3
+
+    for callback in write_gold(corpus[2:3], django_capture_on_commit_callbacks):
+        callback()
+    job = seed_jobs.get()
+    assert job.status == "queued" and job.params["use_gold"] is True
+
+    # one at a time: more gold while it waits starts nothing
+    for callback in write_gold(corpus[3:6], django_capture_on_commit_callbacks):
+        callback()
+    assert seed_jobs.count() == 1
+
+    # once a run trained on 6 gold pairs, the count starts again from there
+    job.status = Job.Status.SUCCEEDED
+    job.save()
+    AlignerRun.objects.create(project=project, gold_pairs=6, job=job)
+    for callback in write_gold(corpus[6:8], django_capture_on_commit_callbacks):
+        callback()
+    assert seed_jobs.count() == 1  # 8 − 6 < 3
+    # a trial pair's gold is no training gold
+    for callback in write_gold(corpus[9:10], django_capture_on_commit_callbacks):
+        callback()
+    assert seed_jobs.count() == 1
+    for callback in write_gold(corpus[8:9], django_capture_on_commit_callbacks):
+        callback()
+    assert seed_jobs.count() == 2
+
+
+def test_auto_retrain_off_when_every_is_zero(project, corpus, django_capture_on_commit_callbacks):
+    project.auto_retrain_every = 0
+    project.save()
+    write_gold(corpus[:5], django_capture_on_commit_callbacks)
+    assert maybe_start_auto_retrain(project=project) is None
+    assert not Job.objects.filter(project=project).exists()
+
+
+def test_uncertainty_first_queue(project, corpus, annotator):
+    run = AlignerRun.objects.create(project=project)
+    # uncertainty per pair position: pair 3 the most uncertain, then 1, 5, …
+    levels = {0: 0.1, 1: 0.8, 2: 0.3, 3: 0.9, 4: 0.2, 5: 0.7, 6: None, 7: 0.4, 8: 0.5, 9: 0.95}
+    assignments = {}
+    for n, pair in enumerate(corpus):
+        seed = SeedAlignment.objects.create(
+            pair=pair, aligner_run=run, links=[], uncertainty=levels[n]
+        )
+        assignments[n] = Assignment.objects.create(pair=pair, annotator=annotator, seed=seed)
+    Assignment.objects.filter(pk=assignments[4].pk).update(
+        status="submitted", submitted_at=timezone.now()
+    )
+    Assignment.objects.filter(pk=assignments[7].pk).update(status="in_progress")
+
+    def order():
+        positions = {a.pk: n for n, a in assignments.items()}
+        return [positions[a.pk] for a in project_queue(user=annotator, project=project)]
+
+    # off (the default): the import order, the pending trial pair first
+    assert order() == [9, 0, 1, 2, 3, 4, 5, 6, 7, 8]
+
+    project.uncertainty_first = True
+    project.save()
+    # the trial pair stays first; started or submitted pairs keep their place; then the
+    # unstarted ones, most uncertain first, a seed without a figure last
+    assert order() == [9, 4, 7, 3, 1, 5, 8, 2, 0, 6]
+    assert resume_assignment(user=annotator, project=project) == assignments[9]
+    Assignment.objects.filter(pk=assignments[9].pk).update(
+        status="submitted", submitted_at=timezone.now()
+    )
+    assert order() == [4, 7, 9, 3, 1, 5, 8, 2, 0, 6]
+    assert resume_assignment(user=annotator, project=project) == assignments[7]

@@ -1,0 +1,174 @@
+"""The supervised link model's cell features and decoding, on small hand-made pairs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from alignment_core.aligner.features import (
+    CONTEXT_NAMES,
+    FEATURE_NAMES,
+    CellGrid,
+    TokenStats,
+    _levenshtein,
+    candidate_cells,
+    cell_features,
+    context_features,
+)
+from alignment_core.aligner.link_model import (
+    best_threshold,
+    cell_labels,
+    link_figures,
+    uncertainty,
+)
+from alignment_core.alignment import Alignment
+
+F = {name: k for k, name in enumerate(FEATURE_NAMES)}
+
+# pair 0: 3×4, pair 1: 2×2
+PAIRS = [
+    (["The", "colour", "."], ["the", "color", "was", "."]),
+    (["big", "dog"], ["large", "hound"]),
+]
+
+
+def features_of(pairs, forward=None, backward=None, fstates=None, bstates=None):
+    shapes = [(len(s), len(t)) for s, t in pairs]
+    forward = forward or [np.zeros(shape) for shape in shapes]
+    backward = backward or [np.zeros(shape) for shape in shapes]
+    fstates = fstates or [np.full(m, -1) for _, m in shapes]
+    bstates = bstates or [np.full(n, -1) for n, _ in shapes]
+    return cell_features(
+        pairs,
+        forward=forward,
+        backward=backward,
+        forward_states=fstates,
+        backward_states=bstates,
+        stats=TokenStats(pairs),
+    )
+
+
+def cell(X, grid, pair, i, j, name):
+    m = len(PAIRS[pair][1])
+    return float(X[int(grid.offsets[pair]) + i * m + j, F[name]])
+
+
+def test_grid_lays_cells_out_pair_after_pair_row_major():
+    grid = CellGrid.of([(3, 4), (2, 2)])
+    assert len(grid) == 16 and grid.offsets.tolist() == [0, 12, 16]
+    assert (grid.pair[11], grid.i[11], grid.j[11]) == (0, 2, 3)
+    assert (grid.pair[13], grid.i[13], grid.j[13]) == (1, 0, 1)
+    # global token numbers: pair 1's source words follow pair 0's three
+    assert grid.row[13] == 3 and grid.col[13] == 5
+    values = np.arange(16, dtype=float)
+    right = grid.shift(values, 0, 1, fill=-1)
+    assert right[0] == 1 and right[3] == -1  # (0,3) has no right neighbour
+    assert grid.shift(values, 1, 1, fill=-1)[12] == 15  # pair 1: (0,0) → (1,1)
+    assert grid.shift(values, 1, 0, fill=-1)[8] == -1  # row 2 is the last of pair 0
+
+
+def test_identity_spelling_position_and_punctuation():
+    X, grid = features_of(PAIRS)
+    assert X.shape == (16, len(FEATURE_NAMES)) and X.dtype == np.float32
+    # "The" / "the": identical once casefolded only
+    assert cell(X, grid, 0, 0, 0, "identical") == 0
+    assert cell(X, grid, 0, 0, 0, "identical_casefold") == 1
+    assert cell(X, grid, 0, 2, 3, "identical") == 1  # "." / "."
+    # colour / color: prefix "colo" (4 of the shorter 5), one deletion in 6 letters
+    assert cell(X, grid, 0, 1, 1, "prefix_chars") == 4
+    assert cell(X, grid, 0, 1, 1, "prefix_ratio") == pytest.approx(4 / 5)
+    assert cell(X, grid, 0, 1, 1, "edit_similarity") == pytest.approx(1 - 1 / 6)
+    assert cell(X, grid, 1, 0, 0, "edit_similarity") < 0.5  # big / large
+    assert cell(X, grid, 0, 2, 3, "source_punct") == 1 == cell(X, grid, 0, 2, 3, "target_punct")
+    assert cell(X, grid, 0, 1, 1, "source_punct") == 0
+    # relative positions: (i + ½)/N − (j + ½)/M
+    assert cell(X, grid, 0, 0, 3, "position_diff") == pytest.approx(0.5 / 3 - 3.5 / 4)
+    assert cell(X, grid, 0, 0, 3, "position_diff_abs") == pytest.approx(3.5 / 4 - 0.5 / 3)
+    # "the" occurs twice in the corpus, "colour" once
+    assert cell(X, grid, 0, 0, 0, "source_log_freq") == pytest.approx(np.log1p(2))
+    assert cell(X, grid, 0, 1, 1, "source_log_freq") == pytest.approx(np.log1p(1))
+    # the source word "." has an identical word in its row; "colour" has none
+    assert cell(X, grid, 0, 2, 0, "row_has_identical") == 1
+    assert cell(X, grid, 0, 1, 0, "row_has_identical") == 0
+    # (1,1) colour/color sits between two identical diagonal neighbours
+    assert cell(X, grid, 0, 1, 1, "identical_prev_diagonal") == 1
+    assert cell(X, grid, 0, 1, 1, "identical_next_diagonal") == 0  # (2,2) is "." / "was"
+
+
+def test_posteriors_viterbi_and_neighbours():
+    pairs = PAIRS[1:]
+    fwd = [np.array([[0.9, 0.1], [0.2, 0.6]])]
+    bwd = [np.array([[0.7, 0.3], [0.0, 0.8]])]
+    # forward: target 0 ← source 0, target 1 ← NULL; backward: source 1 → target 1
+    X, grid = features_of(pairs, fwd, bwd, [np.array([0, -1])], [np.array([-1, 1])])
+    row = {name: X[:, k].tolist() for name, k in F.items()}
+    assert row["post_mean"] == pytest.approx([0.8, 0.2, 0.1, 0.7])
+    assert row["post_min"] == pytest.approx([0.7, 0.1, 0.0, 0.6])
+    assert row["viterbi_forward"] == [1, 0, 0, 0]
+    assert row["viterbi_backward"] == [0, 0, 0, 1]
+    assert row["viterbi_both"] == [0, 0, 0, 0]
+    assert row["post_mean_+1_+1"] == pytest.approx([0.7, 0, 0, 0])
+    assert row["post_mean_-1_-1"] == pytest.approx([0, 0, 0, 0.8])
+    # the best other cell of the row / column
+    assert row["row_max_other"] == pytest.approx([0.2, 0.8, 0.7, 0.1])
+    assert row["column_max_other"] == pytest.approx([0.1, 0.7, 0.8, 0.2])
+    assert row["row_sum"] == pytest.approx([1.0, 1.0, 0.8, 0.8])
+
+
+def test_shapes_that_do_not_match_the_tokens_are_refused():
+    with pytest.raises(ValueError, match="pair 0"):
+        features_of(PAIRS[1:], forward=[np.zeros((2, 3))])
+
+
+def test_levenshtein_matches_the_textbook_distances():
+    words = [("kitten", "sitting", 3), ("flaw", "lawn", 2), ("", "abc", 3), ("same", "same", 0)]
+    width = 8
+    a = np.zeros((len(words), width), dtype=np.int64)
+    b = np.zeros((len(words), width), dtype=np.int64)
+    for k, (x, y, _) in enumerate(words):
+        a[k, : len(x)] = [ord(c) for c in x]
+        b[k, : len(y)] = [ord(c) for c in y]
+    la = np.array([len(x) for x, _, _ in words])
+    lb = np.array([len(y) for _, y, _ in words])
+    assert _levenshtein(a, la, b, lb).tolist() == [d for _, _, d in words]
+
+
+def test_candidates_and_context_features():
+    pairs = [(["big"], ["large", "hound", "x"])]
+    X, _ = features_of(pairs, [np.array([[0.8, 0.0, 0.0]])], [np.zeros((1, 3))])
+    # (0,0) has a posterior, (0,1) a neighbour of mean posterior 0.4 ≥ 0.3, (0,2) nothing
+    assert candidate_cells(X).tolist() == [True, True, False]
+    X, grid = features_of(PAIRS[1:])
+    ctx = context_features(np.array([0.9, 0.1, 0.2, 0.4]), grid)
+    assert ctx.shape == (4, len(CONTEXT_NAMES))
+    c = {name: ctx[:, k].tolist() for k, name in enumerate(CONTEXT_NAMES)}
+    assert c["stage1_+1_+1"] == pytest.approx([0.4, 0, 0, 0])
+    assert c["stage1_column_max_other"] == pytest.approx([0.2, 0.4, 0.9, 0.1])
+
+
+def test_labels_figures_and_the_edit_minimising_threshold():
+    grid = CellGrid.of([(2, 2)])
+    gold = [Alignment.from_sets(sure=[(0, 0)], possible=[(1, 1)])]
+    linked, sure = cell_labels(grid, [2], gold)
+    assert linked.tolist() == [True, False, False, True]
+    assert sure.tolist() == [True, False, False, False]
+    identical = np.array([True, False, False, False])
+    predicted = np.array([True, True, False, False])
+    f = link_figures(predicted, linked, identical, 1)
+    assert f["edits_per_pair"] == 2  # one extra, one missing
+    assert f["all_precision"] == 0.5 and f["all_recall"] == 0.5
+    assert f["nonident_precision"] == 0 and f["nonident_recall"] == 0
+    # probabilities: links at 0.8 and 0.35, non-links at 0.3 and 0.6
+    prob = np.array([0.8, 0.6, 0.3, 0.35])
+    # t ≤ 0.30: 2 extras; (0.30, 0.35]: 1 extra; (0.35, 0.6]: 1 extra + 1 miss; > 0.6: 1 miss
+    t = best_threshold(prob, linked, np.array([0.2, 0.33, 0.5, 0.7]))
+    assert t == 0.33
+
+
+def test_uncertainty_is_largest_for_coin_flips_and_per_token():
+    sure = np.array([[1.0, 0.0], [0.0, 1.0]])
+    coin = np.full((2, 2), 0.5)
+    assert uncertainty(sure) == pytest.approx(0.0, abs=1e-6)
+    assert uncertainty(coin) == pytest.approx(4 / 4)  # 4 cells of 1 bit over 4 tokens
+    assert uncertainty(np.full((4, 4), 0.5)) == pytest.approx(16 / 8)
+    assert uncertainty(np.zeros((0, 3))) == 0.0

@@ -1,0 +1,134 @@
+"""The supervised link model: it learns a planted rule the HMM cannot see, predicts sure vs
+possible, falls back to the HMM without enough gold, and is deterministic for a seed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from alignment_core.aligner import AlignerConfig, train
+from alignment_core.aligner.link_model import LinkModelConfig, train_seed_model
+from alignment_core.alignment import Alignment
+
+FAST = LinkModelConfig(max_iter=40, min_gold_pairs=20)
+CFG = AlignerConfig(threads=1)
+
+
+def planted_corpus(n_pairs: int, seed: int = 1):
+    """Every source word is rare (the HMM learns nothing about it); the target spells it with a
+    "q" added, in a locally shuffled order, among filler words. Planted rule: a word links to
+    its "q" spelling (sure); the final full stops link as possible; fillers stay unlinked."""
+    rng = np.random.default_rng(seed)
+    letters = np.array(list("abcdefghijklmnoprstuvwxyz"))
+    pairs, gold = [], []
+    for _ in range(n_pairs):
+        n = int(rng.integers(6, 10))
+        source = ["".join(rng.choice(letters, 5)) for _ in range(n)]
+        target = [w + "q" for w in source]
+        for k in range(0, n - 1, 2):  # local swaps
+            if rng.random() < 0.5:
+                target[k], target[k + 1] = target[k + 1], target[k]
+        for _ in range(int(rng.integers(1, 3))):
+            target.insert(int(rng.integers(0, len(target) + 1)), str(rng.choice(["um", "er"])))
+        source.append(".")
+        target.append(".")
+        sure = [(i, target.index(w + "q")) for i, w in enumerate(source[:-1])]
+        possible = [(len(source) - 1, len(target) - 1)]
+        pairs.append((source, target))
+        gold.append(Alignment.from_sets(sure, possible))
+    return pairs, gold
+
+
+def f1(predicted: list[Alignment], gold: list[Alignment]) -> float:
+    hit = sum(len(p.all_links & g.all_links) for p, g in zip(predicted, gold, strict=True))
+    n_pred = sum(len(p.all_links) for p in predicted)
+    n_gold = sum(len(g.all_links) for g in gold)
+    return 2 * hit / (n_pred + n_gold)
+
+
+@pytest.fixture(scope="module")
+def planted():
+    pairs, gold = planted_corpus(90)
+    model = train_seed_model(pairs, {n: gold[n] for n in range(60)}, config=CFG, link_config=FAST)
+    return pairs, gold, model
+
+
+def test_the_model_recovers_a_planted_rule_the_hmm_cannot_see(planted):
+    pairs, gold, model = planted
+    assert model.kind == "supervised" and model.info["gold_pairs"] == 60
+    held_out = range(60, 90)
+    predicted = model.align([pairs[n] for n in held_out])
+    hmm = model.hmm.align([pairs[n] for n in held_out])
+    ours = f1(predicted, [gold[n] for n in held_out])
+    theirs = f1(hmm, [gold[n] for n in held_out])
+    assert ours >= 0.95, (ours, theirs)
+    assert ours > theirs + 0.1, (ours, theirs)
+    # the cross-validated figures on the gold pairs say the same, beside the HMM's
+    cv, cv_hmm = model.info["cv"], model.info["cv_hmm"]
+    assert cv["all_f1"] >= 0.95 and cv["edits_per_pair"] < cv_hmm["edits_per_pair"]
+    assert 0 < model.threshold < 1
+
+
+def test_sure_and_possible_are_predicted(planted):
+    pairs, gold, model = planted
+    held_out = list(range(60, 90))
+    predicted = model.align([pairs[n] for n in held_out])
+    right = total = 0
+    for n, alignment in zip(held_out, predicted, strict=True):
+        full_stop = (len(pairs[n][0]) - 1, len(pairs[n][1]) - 1)
+        assert full_stop in alignment.possible  # the planted possible link
+        for link in alignment.all_links & gold[n].all_links:
+            total += 1
+            right += (link in alignment.sure) == (link in gold[n].sure)
+    assert total > 200 and right / total >= 0.95
+    assert model.info["cv"]["sure_accuracy"] >= 0.95
+
+
+def test_probabilities_are_per_cell_matrices(planted):
+    pairs, _, model = planted
+    alignments, matrices = model.predict(pairs[:3])
+    for (s, t), a, m in zip(pairs[:3], alignments, matrices, strict=True):
+        assert m.shape == (len(s), len(t)) and m.dtype == np.float32
+        assert ((m >= 0) & (m <= 1)).all()
+        linked = {(int(i), int(j)) for i, j in zip(*np.nonzero(m >= model.threshold), strict=True)}
+        assert linked == set(a.all_links)
+
+
+def test_too_little_gold_falls_back_to_the_hmm_and_says_so():
+    pairs, gold = planted_corpus(30)
+    few = {n: gold[n] for n in range(5)}
+    model = train_seed_model(pairs, few, config=CFG, link_config=FAST)
+    assert model.kind == "hmm"
+    assert "5 gold pair(s)" in model.info["reason"] and "20" in model.info["reason"]
+    # the HMM with the gold as counts, as before this model existed
+    assert model.align(pairs) == train(pairs, config=CFG, gold=few).align(pairs)
+    none = train_seed_model(pairs, {}, config=CFG, link_config=FAST)
+    assert none.kind == "hmm" and "0 gold pair(s)" in none.info["reason"]
+    assert none.align(pairs) == train(pairs, config=CFG).align(pairs)
+    _, matrices = none.predict(pairs[:2])
+    assert all(
+        np.array_equal(m, p) for m, p in zip(matrices, none.hmm.posteriors(pairs[:2]), strict=True)
+    )
+
+
+def test_deterministic_for_a_seed():
+    pairs, gold = planted_corpus(40, seed=3)
+    gold_map = {n: gold[n] for n in range(25)}
+    a = train_seed_model(pairs, gold_map, config=CFG, link_config=FAST)
+    b = train_seed_model(pairs, gold_map, config=CFG, link_config=FAST)
+    assert a.threshold == b.threshold and a.info["cv"] == b.info["cv"]
+    pa, pb = a.probabilities(pairs), b.probabilities(pairs)
+    assert all(np.array_equal(x, y) for x, y in zip(pa, pb, strict=True))
+    assert a.align(pairs) == b.align(pairs)
+
+
+def test_bad_gold_and_settings_are_refused_with_the_reason():
+    pairs, gold = planted_corpus(25)
+    with pytest.raises(ValueError, match="pair index 99"):
+        train_seed_model(pairs, {99: gold[0]}, config=CFG, link_config=FAST)
+    wrong = dict.fromkeys(range(20), gold[0])  # pair 0's links do not fit every pair
+    wrong[1] = Alignment.from_sets([(40, 0)])
+    with pytest.raises(ValueError, match="gold alignment of pair 1"):
+        train_seed_model(pairs, wrong, config=CFG, link_config=FAST)
+    with pytest.raises(ValueError, match="folds"):
+        LinkModelConfig(folds=1)
