@@ -154,6 +154,7 @@ AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False  # no start-up banner on every command (lockouts are still logged)
 AXES_LOCKOUT_CALLABLE = "annotator.views.lockout.locked_out"
 # The client's address: REMOTE_ADDR, unless NUM_PROXIES trusted proxies in front append to
 # X-Forwarded-For (then the address the outermost of them saw), as DRF's throttles read it.
