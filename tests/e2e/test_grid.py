@@ -438,6 +438,9 @@ def test_posterior_shading_and_a_pair_of_80_by_80(live_server, page, django_user
     login(page, base)
     open_pair(page, base, big)
     expect(page.locator("[role=gridcell]")).to_have_count(6400)
+    # every cell is named, those of the first screenful (drawn first) as well as the others
+    expect(cell(page, 0, 1)).to_have_attribute("aria-label", "w0 – w1: no link")
+    expect(cell(page, 78, 78)).to_have_attribute("aria-label", "w78 – w78: sure link (seed)")
     truncated = page.eval_on_selector_all(
         "th.ga-rowhead", "els => els.filter(e => e.scrollWidth > e.clientWidth).length"
     )

@@ -129,13 +129,14 @@ export function mountGrid(container, options) {
     return text;
   }
 
-  /** The first render writes each cell's attributes into the HTML (no per-cell DOM calls). */
-  function cellAttributes(i, j, k) {
+  /** The first render writes each cell's attributes into the HTML (no per-cell DOM calls);
+   * ``named`` false leaves the (long) aria-label to be set after the first frame. */
+  function cellAttributes(i, j, k, named) {
     let out = ` data-state="${state.stateName(i, j)}"`;
     if (state.isUntouchedSeed(i, j)) out += ' data-seed="1"';
     const kind = kinds.get(k);
     if (kind) out += ` data-overlay="${kind}"`;
-    return `${out} aria-label="${escapeHtml(label(i, j, k))}"`;
+    return named ? `${out} aria-label="${escapeHtml(label(i, j, k))}"` : out;
   }
 
   // ---- build once ----
@@ -159,8 +160,8 @@ export function mountGrid(container, options) {
     );
   }
   html.push("</tr></thead><tbody>");
-  /** Rows i0 … i1 - 1 as HTML, each cell as the state has it now. */
-  function rowsHtml(i0, i1) {
+  /** Rows i0 … i1 - 1 as HTML, each cell as the state has it now (``named``: with labels). */
+  function rowsHtml(i0, i1, named = true) {
     const out = [];
     for (let i = i0; i < i1; i++) {
       const word = escapeHtml(source[i]);
@@ -171,17 +172,20 @@ export function mountGrid(container, options) {
         const k = i * cols + j;
         const cls = `${posteriors ? SHADE[posteriors[k]] : ""}${j % 5 === 4 ? " ga-g5" : ""}`.trim();
         const c = cls ? ` class="${cls}"` : "";
-        out.push(`<td role="gridcell" data-i="${i}" data-j="${j}"${c}${cellAttributes(i, j, k)}></td>`);
+        out.push(`<td role="gridcell" data-i="${i}" data-j="${j}"${c}${cellAttributes(i, j, k, named)}></td>`);
       }
       out.push("</tr>");
     }
     return out.join("");
   }
-  // The first frame needs only the rows the scroller shows (it is at most 72vh high; cells are
-  // 1.5rem): those are drawn now, the others right after that frame (appendRest below).
+  // The first frame needs only the rows on screen (below the grid's top, in a scroller at most
+  // 72vh high; cells are 1.5rem): those are drawn now, without their cells' labels, and the
+  // other rows and the labels right after that frame (appendRest below).
   const remPx = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
-  const firstRows = Math.min(rows, Math.ceil((window.innerHeight * 0.75) / (1.5 * remPx)) + 2);
-  html.push(rowsHtml(0, firstRows));
+  const top = Math.max(0, container.getBoundingClientRect().top);
+  const onScreen = Math.min(window.innerHeight * 0.75, window.innerHeight - top);
+  const firstRows = Math.min(rows, Math.max(10, Math.ceil(onScreen / (1.5 * remPx)) + 2));
+  html.push(rowsHtml(0, firstRows, firstRows === rows));
   html.push("</tbody></table></div>");
   container.classList.add("ga-grid-wrap");
   container.innerHTML = html.join("");
@@ -248,6 +252,7 @@ export function mountGrid(container, options) {
       }
       shownCursor = k;
       const el = cellList[k];
+      el.setAttribute("aria-label", label(state.cursor.i, state.cursor.j, k)); // always named
       el.classList.add("ga-cursor");
       el.id = `${table.id || "ga"}-cursor`;
       table.setAttribute("aria-activedescendant", el.id);
@@ -429,6 +434,10 @@ export function mountGrid(container, options) {
   /** The rows below the first screenful, added once the first frame is out. */
   function appendRest() {
     if (destroyed || rowEls.length >= rows) return;
+    for (let k = 0; k < cellList.length; k++) {
+      const i = (k / cols) | 0;
+      cellList[k].setAttribute("aria-label", label(i, k - i * cols, k));
+    }
     const body = table.tBodies[0];
     body.insertAdjacentHTML("beforeend", rowsHtml(rowEls.length, rows));
     for (let i = rowEls.length; i < rows; i++) {
