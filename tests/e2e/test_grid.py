@@ -441,6 +441,7 @@ def test_posterior_shading_and_a_pair_of_80_by_80(live_server, page, django_user
     # every cell is named, those of the first screenful (drawn first) as well as the others
     expect(cell(page, 0, 1)).to_have_attribute("aria-label", "w0 – w1: no link")
     expect(cell(page, 78, 78)).to_have_attribute("aria-label", "w78 – w78: sure link (seed)")
+    expect(cell(page, 0, 79)).to_have_attribute("aria-label", "w0 – w79: no link")
     truncated = page.eval_on_selector_all(
         "th.ga-rowhead", "els => els.filter(e => e.scrollWidth > e.clientWidth).length"
     )
