@@ -338,14 +338,14 @@ def test_enter_moves_to_the_next_pair_in_place_and_back_returns(
     assert page.title().startswith("Pair p1 ·")
     expect(page.locator("[role=gridcell]")).to_have_count(4 * 3)
     expect(page.locator("[data-field=sentences]")).to_contain_text("cats sleep a lot")
-    assert page.locator("[data-field=progress]").inner_text().startswith("2 of 3")
+    expect(page.locator("[data-field=progress]")).to_have_text("2 of 3 · 1 submitted")
     assert states(page) == {(0, 1): "sure"}, "the next pair's seed"
     a.refresh_from_db()
     assert a.status == "submitted" and a.submitted_at is not None
     submitted = AnnotationRevision.objects.get(annotation__assignment=a, kind="submit")
     assert as_states(submitted.links) == {**as_states(SEED), (3, 2): "sure"}
     b.refresh_from_db()
-    assert b.last_activity_at is not None and b.started_at is not None, "the opening recorded"
+    assert b.started_at is not None and b.last_activity_at >= a.submitted_at, "opening recorded"
 
     # the next pair's edits are saved as its own
     cell(page, 2, 2).click()
@@ -438,6 +438,10 @@ def test_posterior_shading_and_a_pair_of_80_by_80(live_server, page, django_user
     login(page, base)
     open_pair(page, base, big)
     expect(page.locator("[role=gridcell]")).to_have_count(6400)
+    # every cell is named, those of the first screenful (drawn first) as well as the others
+    expect(cell(page, 0, 1)).to_have_attribute("aria-label", "w0 – w1: no link")
+    expect(cell(page, 78, 78)).to_have_attribute("aria-label", "w78 – w78: sure link (seed)")
+    expect(cell(page, 0, 79)).to_have_attribute("aria-label", "w0 – w79: no link")
     truncated = page.eval_on_selector_all(
         "th.ga-rowhead", "els => els.filter(e => e.scrollWidth > e.clientWidth).length"
     )
@@ -592,7 +596,7 @@ def test_a_pair_of_150_by_150_with_sticky_rotated_headers(live_server, page, dja
     open_pair(page, base, big)
     expect(page.locator("[role=gridcell]")).to_have_count(150 * 150)
     head = page.locator("th.ga-colhead[data-j='0'] span")
-    assert head.evaluate("e => getComputedStyle(e).writingMode") == "vertical-rl"
+    assert head.evaluate("e => getComputedStyle(e).writingMode") == "sideways-lr"
     box = head.bounding_box()
     assert box["height"] > box["width"], "column words are written upwards"
 

@@ -5,7 +5,11 @@
 // Submitting moves on to the next pair without reloading the page: the next assignment is
 // opened through the API (POST …/open/, which records the opening as the page's GET does),
 // its grid replaces this one and the address becomes its page (history.pushState), so Back,
-// Reload and a bookmark all show the pair the address names.
+// Reload and a bookmark all show the pair the address names. The next pair in the queue is
+// read ahead (GET, no side effect) once this one is painted, so it shows as soon as the submit
+// is answered; the opening is then recorded beside it, and its answer brings the queue place
+// up to date. (Read ahead data can be stale only if the pair was saved elsewhere meanwhile:
+// its first save then meets the usual version check.)
 
 import { mountGrid } from "./render.js";
 import { AlignmentState, editCount } from "./state.js";
@@ -161,15 +165,51 @@ function go(url) {
 async function moveTo(id, url) {
   delete root.dataset.ready;
   delete root.dataset.painted;
-  let next;
-  try {
-    next = await getJson(`${root.dataset.apiRoot}${id}/open/`, "POST");
-  } catch {
-    go(url);
-    return;
+  const opening = getJson(`${root.dataset.apiRoot}${id}/open/`, "POST");
+  const early = readAhead && readAhead.id === id ? await readAhead.data.catch(() => null) : null;
+  readAhead = null;
+  let next = early;
+  if (!next) {
+    try {
+      next = await opening;
+    } catch {
+      go(url);
+      return;
+    }
   }
   history.pushState({ assignment: next.id }, "", next.urls.page);
   show(next);
+  if (early) {
+    opening
+      .then((fresh) => {
+        if (data.id !== fresh.id) return;
+        data.queue = fresh.queue;
+        data.urls = fresh.urls;
+        showPlace();
+      })
+      .catch(() => {}); // the pair is shown; only its opening time is not recorded
+  }
+}
+
+let readAhead = null; // {id, data: Promise} of the next pair in the queue
+
+function readNextAhead() {
+  const id = data.queue.next;
+  if (!id || data.status === "submitted" || (readAhead && readAhead.id === id)) return;
+  readAhead = { id, data: getJson(`${root.dataset.apiRoot}${id}/`) };
+  readAhead.data.catch(() => {
+    readAhead = null;
+  });
+}
+
+/** The pair's place in the queue and the Previous / Skip links. */
+function showPlace() {
+  const { queue, urls } = data;
+  $("progress").textContent = `${queue.position} of ${queue.total} · ${queue.submitted} submitted`;
+  const prev = act("previous");
+  prev.hidden = !urls.previous_page;
+  if (urls.previous_page) prev.href = urls.previous_page;
+  act("skip").hidden = !urls.next_page;
 }
 
 /** Leave for another pair; unsaved edits are already stored and are sent from the next page. */
@@ -327,7 +367,7 @@ async function open() {
 function show(next) {
   data = next;
   performance.mark("ga:data"); // the pair's data is here (benchmarks/grid_browser.py)
-  const { pair, seed, annotation, queue, urls } = data;
+  const { pair, seed, annotation, urls } = data;
   if (saver) clearTimeout(saver.timer); // the previous pair's: submitted, nothing left to send
   feedbackShown = false;
   $("feedback").hidden = true;
@@ -347,11 +387,7 @@ function show(next) {
   const submitted = data.status === "submitted";
   mount(submitted);
   $("status").textContent = STATUS_WORDS[data.status] || data.status;
-  $("progress").textContent = `${queue.position} of ${queue.total} · ${queue.submitted} submitted`;
-  const prev = act("previous");
-  prev.hidden = !urls.previous_page;
-  if (urls.previous_page) prev.href = urls.previous_page;
-  act("skip").hidden = !urls.next_page;
+  showPlace();
   showFlag(data.flag);
 
   const server = { version: annotation ? annotation.version : 0, links: annotation ? annotation.links : seedLinks };
@@ -389,6 +425,7 @@ function show(next) {
     setTimeout(() => {
       performance.mark("ga:painted");
       root.dataset.painted = "1";
+      readNextAhead();
     }, 0),
   );
 }

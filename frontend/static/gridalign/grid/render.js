@@ -20,8 +20,7 @@
 // on the table, never one listener per cell. The table is laid out as rows of fixed-width
 // boxes (grid.css), not by the table algorithm, and rows scrolled out of view are neither laid
 // out nor painted (content-visibility), so an 80 × 80 pair costs about what its visible part
-// does; the first frame is built with the rows the scroller shows, the rest are added right
-// after it. The column under the pointer is one highlight band moved along, not 80 cells.
+// does; the first frame is built with the cells on screen, the rest are added right after it. The column under the pointer is one highlight band moved along, not 80 cells.
 
 import { AlignmentState, linksToMap, rectBetween } from "./state.js";
 
@@ -129,13 +128,14 @@ export function mountGrid(container, options) {
     return text;
   }
 
-  /** The first render writes each cell's attributes into the HTML (no per-cell DOM calls). */
-  function cellAttributes(i, j, k) {
+  /** The first render writes each cell's attributes into the HTML (no per-cell DOM calls);
+   * ``named`` false leaves the (long) aria-label to be set after the first frame. */
+  function cellAttributes(i, j, k, named) {
     let out = ` data-state="${state.stateName(i, j)}"`;
     if (state.isUntouchedSeed(i, j)) out += ' data-seed="1"';
     const kind = kinds.get(k);
     if (kind) out += ` data-overlay="${kind}"`;
-    return `${out} aria-label="${escapeHtml(label(i, j, k))}"`;
+    return named ? `${out} aria-label="${escapeHtml(label(i, j, k))}"` : out;
   }
 
   // ---- build once ----
@@ -159,29 +159,41 @@ export function mountGrid(container, options) {
     );
   }
   html.push("</tr></thead><tbody>");
-  /** Rows i0 … i1 - 1 as HTML, each cell as the state has it now. */
-  function rowsHtml(i0, i1) {
+  /** Cells j0 … j1 - 1 of row i as HTML, as the state has them now (``named``: labelled). */
+  function cellsHtml(i, j0, j1, named) {
+    const out = [];
+    for (let j = j0; j < j1; j++) {
+      const k = i * cols + j;
+      const cls = `${posteriors ? SHADE[posteriors[k]] : ""}${j % 5 === 4 ? " ga-g5" : ""}`.trim();
+      const c = cls ? ` class="${cls}"` : "";
+      out.push(`<td role="gridcell" data-i="${i}" data-j="${j}"${c}${cellAttributes(i, j, k, named)}></td>`);
+    }
+    return out.join("");
+  }
+  /** Rows i0 … i1 - 1 as HTML, with their first j1 cells. */
+  function rowsHtml(i0, i1, j1, named) {
     const out = [];
     for (let i = i0; i < i1; i++) {
       const word = escapeHtml(source[i]);
       out.push(
         `<tr role="row" data-i="${i}"${i % 5 === 4 ? ' class="ga-g5"' : ""}><th class="ga-rowhead" role="rowheader" scope="row" data-i="${i}" title="${word}">${word}</th>`,
       );
-      for (let j = 0; j < cols; j++) {
-        const k = i * cols + j;
-        const cls = `${posteriors ? SHADE[posteriors[k]] : ""}${j % 5 === 4 ? " ga-g5" : ""}`.trim();
-        const c = cls ? ` class="${cls}"` : "";
-        out.push(`<td role="gridcell" data-i="${i}" data-j="${j}"${c}${cellAttributes(i, j, k)}></td>`);
-      }
-      out.push("</tr>");
+      out.push(cellsHtml(i, 0, j1, named), "</tr>");
     }
     return out.join("");
   }
-  // The first frame needs only the rows the scroller shows (it is at most 72vh high; cells are
-  // 1.5rem): those are drawn now, the others right after that frame (appendRest below).
-  const remPx = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
-  const firstRows = Math.min(rows, Math.ceil((window.innerHeight * 0.75) / (1.5 * remPx)) + 2);
-  html.push(rowsHtml(0, firstRows));
+  // The first frame needs only the cells on screen (below and right of the grid's corner, in
+  // a scroller at most 72vh high and as wide as the grid's box; cells are 1.5rem): those are
+  // drawn now, without their labels; the other cells and the labels right after that frame
+  // (completeGrid below).
+  const cellPx = 1.5 * (parseFloat(getComputedStyle(document.documentElement).fontSize) || 16);
+  const box = container.getBoundingClientRect();
+  const onScreen = Math.min(window.innerHeight * 0.75, window.innerHeight - Math.max(0, box.top));
+  const firstRows = Math.min(rows, Math.max(10, Math.ceil(onScreen / cellPx) + 2));
+  const wide = Math.min(box.width || window.innerWidth, window.innerWidth - Math.max(0, box.left));
+  const firstCols = Math.min(cols, Math.max(10, Math.ceil(wide / cellPx) + 1));
+  const whole = firstRows === rows && firstCols === cols;
+  html.push(rowsHtml(0, firstRows, firstCols, whole));
   html.push("</tbody></table></div>");
   container.classList.add("ga-grid-wrap");
   container.innerHTML = html.join("");
@@ -189,7 +201,11 @@ export function mountGrid(container, options) {
   const scroller = container.querySelector(".ga-scroll");
   const legendBox = container.querySelector(".ga-legend-box");
   table.id = `ga-grid-${++mounted}`;
-  const cellList = Array.from(table.tBodies[0].getElementsByTagName("td")); // row-major: [k]
+  const cellList = new Array(rows * cols); // row-major: [k]; empty for cells not drawn yet
+  for (let i = 0; i < firstRows; i++) {
+    const cells = table.tBodies[0].rows[i].cells;
+    for (let j = 0; j < firstCols; j++) cellList[i * cols + j] = cells[j + 1];
+  }
   const colBand = container.querySelector(".ga-colband");
   const colHeads = Array.from(table.tHead.querySelectorAll("th[data-j]"));
   const rowEls = Array.from(table.tBodies[0].rows);
@@ -248,6 +264,7 @@ export function mountGrid(container, options) {
       }
       shownCursor = k;
       const el = cellList[k];
+      el.setAttribute("aria-label", label(state.cursor.i, state.cursor.j, k)); // always named
       el.classList.add("ga-cursor");
       el.id = `${table.id || "ga"}-cursor`;
       table.setAttribute("aria-activedescendant", el.id);
@@ -426,21 +443,29 @@ export function mountGrid(container, options) {
   showCursor();
 
   let destroyed = false;
-  /** The rows below the first screenful, added once the first frame is out. */
-  function appendRest() {
-    if (destroyed || rowEls.length >= rows) return;
+  /** The cells beyond the first screenful, and the first ones' labels, once it is out. */
+  function completeGrid() {
+    if (destroyed) return;
     const body = table.tBodies[0];
-    body.insertAdjacentHTML("beforeend", rowsHtml(rowEls.length, rows));
-    for (let i = rowEls.length; i < rows; i++) {
+    for (let i = 0; i < firstRows; i++) {
+      for (let j = 0; j < firstCols; j++) cellList[i * cols + j].setAttribute("aria-label", label(i, j, i * cols + j));
+      if (firstCols < cols) {
+        const tr = rowEls[i];
+        tr.insertAdjacentHTML("beforeend", cellsHtml(i, firstCols, cols, true));
+        for (let j = firstCols; j < cols; j++) cellList[i * cols + j] = tr.cells[j + 1];
+      }
+    }
+    body.insertAdjacentHTML("beforeend", rowsHtml(firstRows, rows, cols, true));
+    for (let i = firstRows; i < rows; i++) {
       const tr = body.rows[i];
       rowEls.push(tr);
       rowHeads.push(tr.cells[0]);
-      for (let c = 1; c < tr.cells.length; c++) cellList.push(tr.cells[c]);
+      for (let j = 0; j < cols; j++) cellList[i * cols + j] = tr.cells[j + 1];
     }
     if (shownSel) markRect(shownSel, true);
     showCursor();
   }
-  if (firstRows < rows) requestAnimationFrame(() => setTimeout(() => setTimeout(appendRest, 0), 0));
+  if (!whole) requestAnimationFrame(() => setTimeout(() => setTimeout(completeGrid, 0), 0));
 
   return {
     table,
