@@ -181,6 +181,17 @@ class AssignmentExamples(OpenApiViewExtension):
                 return super().submit(request, pk)  # pragma: no cover
 
             @extend_schema(
+                summary="Open the pair as the grid page does (records the opening); answers "
+                "its grid data",
+                request=None,
+                responses=answers(AssignmentDetailSerializer),
+                examples=_ok("Opened", DETAIL),
+            )
+            @action(detail=True, methods=["post"])
+            def open(self, request, pk=None):
+                return super().open(request, pk)  # pragma: no cover
+
+            @extend_schema(
                 methods=["POST"],
                 summary="Flag the pair for the lead",
                 request=FlagSerializer,
@@ -202,7 +213,7 @@ class AssignmentExamples(OpenApiViewExtension):
                 return super().flag(request, pk)  # pragma: no cover
 
         # the same routes as the grid's actions (the schema is built per route and method)
-        for name in ("annotation", "submit", "flag"):
+        for name in ("open", "annotation", "submit", "flag"):
             assert set(getattr(Documented, name).mapping) == set(
                 getattr(self.target_class, name).mapping
             ), name
