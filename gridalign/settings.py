@@ -6,6 +6,7 @@ Set DATABASE_URL and CELERY_BROKER_URL (or REDIS_URL) for PostgreSQL and Redis.
 
 from __future__ import annotations
 
+import copy
 import os
 import secrets
 from datetime import timedelta
@@ -109,6 +110,18 @@ DATABASES = {
         "OPTIONS": {"timeout": 20},
     }
 }
+# Job bookkeeping (progress, heartbeat) on PostgreSQL goes through a connection of its own, in
+# autocommit, so that a job's live state is seen (and its row not left locked) while its work
+# runs inside one long transaction on "default" (an import, a seeding). Same database; in tests
+# a mirror of "default". SQLite allows one writer at a time, so there it stays on "default".
+JOBS_DB_ALIAS = "jobs"
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES[JOBS_DB_ALIAS] = copy.deepcopy(DATABASES["default"])
+    DATABASES[JOBS_DB_ALIAS]["TEST"] = {"MIRROR": "default"}
+    # Should a work's transaction ever lock its own Job row, a progress write would wait for a
+    # lock held by its own process for good: fail it after 10 s instead.
+    _jobs_options = DATABASES[JOBS_DB_ALIAS].setdefault("OPTIONS", {})
+    _jobs_options["options"] = f"{_jobs_options.get('options', '')} -c lock_timeout=10s".strip()
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # django-axes first: it refuses a locked-out login before any password is checked. It needs the

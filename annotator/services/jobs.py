@@ -17,7 +17,13 @@ Decisions:
   (its message was lost, e.g. Redis restarted without persistence) — else, for a kind that runs
   one at a time per project, it would block that project's button for good. A job whose
   message could not be published is failed at once by :func:`start_job`;
-* finished states are final: a late progress write or success cannot revive a failed job.
+* finished states are final: a late progress write cannot revive a failed job, nor can a
+  success, with one exception: a job the stale-job sweep failed ("worker lost") whose work then
+  returns did succeed (its transaction committed), so it is recorded as succeeded;
+* progress and heartbeats are written through :func:`bookkeeping_alias`: on PostgreSQL a
+  connection of their own (``settings.JOBS_DB_ALIAS``, autocommit), so they are seen live and
+  hold no lock on the Job row while the work runs inside one long transaction (an import, a
+  seeding); on SQLite, which has one writer at a time, the default connection as before.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, close_old_connections, connection, connections, transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
@@ -53,6 +59,24 @@ ERROR_MAX = 8000
 # ≤ 4 progress writes per second; 100 % and a new message are always written.
 PROGRESS_MIN_INTERVAL = 0.25
 UNFINISHED = (Job.Status.QUEUED, Job.Status.RUNNING)
+# What the stale-job sweep says of a running job it fails.
+STALE_MESSAGE = "Failed: worker lost"
+
+
+def bookkeeping_alias() -> str:
+    """The database alias a running job's progress and heartbeat are written through.
+
+    ``settings.JOBS_DB_ALIAS`` when it is configured (PostgreSQL): its own connection in
+    autocommit, so each write commits at once whatever transaction the work holds on
+    ``default``. Else ``default``: on SQLite a second connection would wait for the work's write
+    lock ("database is locked"). Also ``default`` when the job runs inside a transaction already
+    open on ``default`` (tests wrapped in one): its row may not be committed, so another
+    connection would not see it.
+    """
+    alias = getattr(settings, "JOBS_DB_ALIAS", None)
+    if not alias or alias not in settings.DATABASES or connection.in_atomic_block:
+        return DEFAULT_DB_ALIAS
+    return alias
 
 
 class JobReporter:
@@ -61,7 +85,8 @@ class JobReporter:
     Percent is 0–100 (clamped; stored as an integer, floored so 99.9 never shows as done).
     An empty message keeps the current one. Writes are throttled to one per
     ``min_interval`` seconds, except 100 % and a changed message (stage boundaries), which are
-    always written. Thread-safe: the work may report from a thread of its own.
+    always written. Thread-safe: the work may report from a thread of its own. Writes go
+    through database alias ``using`` (see :func:`bookkeeping_alias`).
     """
 
     def __init__(
@@ -70,8 +95,10 @@ class JobReporter:
         *,
         min_interval: float = PROGRESS_MIN_INTERVAL,
         clock: Callable[[], float] = time.monotonic,
+        using: str = DEFAULT_DB_ALIAS,
     ) -> None:
         self.job_id = job_id
+        self.using = using
         self.min_interval = min_interval
         self.writes = 0
         self.last_percent: int | None = None
@@ -98,7 +125,9 @@ class JobReporter:
             fields: dict[str, Any] = {"progress": value, "heartbeat_at": timezone.now()}
             if new_message:
                 fields["message"] = message
-            Job.objects.filter(pk=self.job_id, status=Job.Status.RUNNING).update(**fields)
+            Job.objects.using(self.using).filter(pk=self.job_id, status=Job.Status.RUNNING).update(
+                **fields
+            )
             self._last_write = now
             self.last_percent = value
             if new_message:
@@ -231,9 +260,11 @@ def run_job(
         except (KeyError, ImportError) as exc:
             fail_job(job_id=job_id, message=f"Failed: {exc}", error=error_text(exc))
             return
-    reporter = JobReporter(job_id)
+    using = bookkeeping_alias()
+    reporter = JobReporter(job_id, using=using)
     reporter.last_message = job.message
-    heartbeat = _Heartbeat(job_id, interval=heartbeat_interval or default_heartbeat_interval())
+    interval = heartbeat_interval or default_heartbeat_interval()
+    heartbeat = _Heartbeat(job_id, interval=interval, using=using)
     heartbeat.start()
     try:
         result = work(job, reporter)
@@ -255,13 +286,22 @@ def run_job(
         raise
     heartbeat.stop()
     done = timezone.now()
-    updated = Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
-        status=Job.Status.SUCCEEDED,
-        progress=100,
-        result=result,
-        message=reporter.last_message if reporter.last_message != "Started" else "Done",
-        heartbeat_at=done,
-        finished_at=done,
+    # A job the stale sweep failed meanwhile (no heartbeat for JOB_STALE_AFTER: the process
+    # stalled, or the database was unreachable) did succeed: its work returned and committed.
+    # Any other failure of a running job comes from its own process dying, which cannot get here.
+    swept = Q(status=Job.Status.FAILED, message=STALE_MESSAGE, error__startswith="No heartbeat")
+    updated = (
+        Job.objects.filter(pk=job_id)
+        .filter(Q(status=Job.Status.RUNNING) | swept)
+        .update(
+            status=Job.Status.SUCCEEDED,
+            progress=100,
+            result=result,
+            message=reporter.last_message if reporter.last_message != "Started" else "Done",
+            error="",
+            heartbeat_at=done,
+            finished_at=done,
+        )
     )
     if not updated:
         logger.warning("job %s finished its work after it had been failed; result dropped", job_id)
@@ -304,9 +344,7 @@ def fail_stale_jobs(*, now: datetime | None = None) -> int:
         )
         failed += Job.objects.filter(
             pk=job_id, status=Job.Status.RUNNING, heartbeat_at=beat
-        ).update(
-            status=Job.Status.FAILED, message="Failed: worker lost", error=error, finished_at=now
-        )
+        ).update(status=Job.Status.FAILED, message=STALE_MESSAGE, error=error, finished_at=now)
     failed += _fail_jobs_never_picked_up(now=now)
     if failed:
         logger.warning("failed %d stale job(s)", failed)
@@ -342,10 +380,11 @@ def error_text(exc: BaseException) -> str:
 
 class _Heartbeat:
     """A daemon thread that refreshes ``heartbeat_at`` while the job runs. It has its own
-    database connection (Django's are per thread) and closes it when it stops."""
+    database connection (Django's are per thread; alias ``using``) and closes it when it stops."""
 
-    def __init__(self, job_id: int, *, interval: float) -> None:
+    def __init__(self, job_id: int, *, interval: float, using: str = DEFAULT_DB_ALIAS) -> None:
         self.job_id = job_id
+        self.using = using
         self.interval = interval
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"job-{job_id}-heartbeat")
@@ -363,13 +402,13 @@ class _Heartbeat:
             while not self._stop.wait(self.interval):
                 try:
                     close_old_connections()
-                    Job.objects.filter(pk=self.job_id, status=Job.Status.RUNNING).update(
-                        heartbeat_at=timezone.now()
-                    )
+                    Job.objects.using(self.using).filter(
+                        pk=self.job_id, status=Job.Status.RUNNING
+                    ).update(heartbeat_at=timezone.now())
                 except Exception:  # a missed beat is survivable; the next one may land
                     logger.warning("heartbeat of job %s failed", self.job_id, exc_info=True)
         finally:
-            connection.close()
+            connections.close_all()
 
 
 # --- the self-test job --------------------------------------------------------------------

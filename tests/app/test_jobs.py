@@ -9,14 +9,20 @@ from datetime import timedelta
 
 import pytest
 from billiard.exceptions import WorkerLostError
-from django.db import connection
+from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from annotator.models import Job
+from annotator.models import Job, Project
 from annotator.selectors.jobs import get_job, job_state
 from annotator.services import jobs
-from annotator.services.jobs import JobReporter, fail_stale_jobs, run_job, start_job
+from annotator.services.jobs import (
+    JobReporter,
+    bookkeeping_alias,
+    fail_stale_jobs,
+    run_job,
+    start_job,
+)
 from annotator.signals import fail_job_of_failed_task, fail_stale_jobs_at_worker_start
 from annotator.tasks import fail_stale_jobs_task, run_job_task
 from gridalign.celery import app as celery_app
@@ -170,7 +176,7 @@ def test_reporter_never_revives_a_finished_job():
     assert (job.status, job.progress, job.message) == ("failed", 40, "Failed: worker lost")
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db(transaction=True, databases="__all__")  # "jobs" too, on PostgreSQL
 def test_reporter_works_from_another_thread_and_the_heartbeat_beats():
     job = queued()
     beats = []
@@ -193,6 +199,81 @@ def test_reporter_works_from_another_thread_and_the_heartbeat_beats():
     job.refresh_from_db()
     assert beats, "the heartbeat thread did not refresh heartbeat_at"
     assert (job.status, job.message) == ("succeeded", "From a thread")
+
+
+def read_from_another_connection(job_id: int) -> tuple[int, str]:
+    """The job's (progress, message) as a fresh connection (another thread's) sees it."""
+    out = []
+
+    def read() -> None:
+        try:
+            out.append(Job.objects.values_list("progress", "message").get(pk=job_id))
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    thread.join()
+    return out[0]
+
+
+@pytest.mark.django_db(transaction=True, databases="__all__")
+def test_progress_goes_through_a_connection_of_its_own_on_postgresql_only(settings):
+    postgres = connection.vendor == "postgresql"
+    assert ("jobs" in settings.DATABASES) is postgres  # SQLite: one writer, one connection
+    assert bookkeeping_alias() == ("jobs" if postgres else "default")
+    with transaction.atomic():  # a job run inside an open transaction: its row may be new
+        assert bookkeeping_alias() == "default"
+
+
+@pytest.mark.django_db(transaction=True, databases="__all__")
+def test_progress_reported_inside_the_works_transaction_is_stored():
+    job = queued()
+    seen = {}
+
+    def work(job, reporter):
+        with transaction.atomic():  # as an import or a seeding writes
+            Project.objects.create(name="written by the work")
+            reporter.progress(40, "Writing")
+            seen["work"] = Job.objects.values_list("progress", "message").get(pk=job.pk)
+            if connection.vendor == "postgresql":
+                seen["elsewhere"] = read_from_another_connection(job.pk)
+        return {}
+
+    run_job(job.pk, work)
+    job.refresh_from_db()
+    assert job.status == "succeeded"
+    assert seen["work"] == (40, "Writing")
+    if connection.vendor == "postgresql":  # live, before the work's transaction commits
+        assert seen["elsewhere"] == (40, "Writing")
+
+
+def test_a_job_the_sweep_failed_while_its_work_ran_is_recorded_as_succeeded(settings):
+    settings.JOB_STALE_AFTER = 60
+    job = queued()
+
+    def work(job, reporter):  # the heartbeat stalled (e.g. database unreachable) for too long
+        later = timezone.now() + timedelta(seconds=3600)
+        assert fail_stale_jobs(now=later) == 1
+        assert Job.objects.get(pk=job.pk).status == "failed"
+        reporter.progress(80, "Still writing")  # not written: the job is failed
+        return {"rows": 3}
+
+    run_job(job.pk, work)
+    job.refresh_from_db()
+    assert (job.status, job.progress, job.result, job.error) == ("succeeded", 100, {"rows": 3}, "")
+
+
+def test_a_job_failed_otherwise_while_its_work_ran_stays_failed():
+    job = queued()
+
+    def work(job, reporter):
+        jobs.fail_job(job_id=job.pk, message="Failed: stopped by hand", error="stopped")
+        return {"rows": 3}
+
+    run_job(job.pk, work)
+    job.refresh_from_db()
+    assert (job.status, job.message, job.result) == ("failed", "Failed: stopped by hand", None)
 
 
 # --- stale jobs --------------------------------------------------------------------------

@@ -75,10 +75,8 @@ def kill_whole_worker(worker) -> None:
 
 def writing(job: Job, table: type) -> bool:
     """True while another session holds a write lock on ``table`` in this database: the job's
-    transaction has inserted rows there and not committed yet.
-
-    (The job's progress cannot tell: ``JobReporter`` writes it on the work's own connection, so
-    inside the import's transaction it stays invisible until the commit.)"""
+    transaction has inserted rows there and not committed yet. (The job's progress is live too,
+    tests/integration/test_job_bookkeeping.py, but it cannot say whether a write is pending.)"""
     job.refresh_from_db()
     if job.is_finished:
         pytest.fail(f"the job finished ({job.status}) before it could be killed: make it bigger")
