@@ -263,9 +263,15 @@ class AlignerModel:
         return out
 
     def posteriors(self, pairs: TokenPairs) -> list[np.ndarray]:
-        """Per pair an N×M float32 matrix of link posteriors (mean of both directions)."""
-        forward, backward = self.directional_posteriors(pairs)
-        return [((f + b) * 0.5).astype(np.float32) for f, b in zip(forward, backward, strict=True)]
+        """Per pair an N×M float32 matrix of link posteriors (mean of both directions). One chunk
+        of pairs at a time, so only that chunk's float64 directional matrices are alive."""
+        out: list[np.ndarray] = []
+        for lo, hi in pair_chunks(pairs):
+            forward, backward = self.directional_posteriors(pairs[lo:hi])
+            out.extend(
+                ((f + b) * 0.5).astype(np.float32) for f, b in zip(forward, backward, strict=True)
+            )
+        return out
 
     def directional_posteriors(
         self, pairs: TokenPairs
