@@ -6,8 +6,13 @@ annotator sees only the pairs assigned to them, with only their own assignment (
 
 from __future__ import annotations
 
+import functools
+import json
 from typing import Any
 
+from django.contrib.auth import get_user_model
+from django.core.exceptions import EmptyResultSet
+from django.db import connection
 from django.db.models import Exists, OuterRef, Prefetch, Q
 from django_filters import rest_framework as filters
 from drf_spectacular.utils import (
@@ -292,18 +297,84 @@ class SentencePairSerializer(serializers.ModelSerializer):
         return pair.has_gold if self._leads(pair) else None
 
 
-PAIR_COLUMNS = (
-    "id",
-    "project_id",
-    "external_id",
-    "subcorpus__name",
-    "is_trial",
-    "position",
-    "source_tokens",
-    "target_tokens",
-    "metadata",
-    "has_gold",
-)
+@functools.cache
+def _sql(template: str) -> str:
+    """``template`` with ``{pair}``, ``{subcorpus}``, ``{gold}``, ``{assignment}`` and
+    ``{user}`` replaced by the models' quoted table names."""
+    models = {
+        "pair": SentencePair,
+        "subcorpus": Subcorpus,
+        "gold": GoldAlignment,
+        "assignment": Assignment,
+        "user": get_user_model(),
+    }
+    return template.format(
+        **{k: connection.ops.quote_name(m._meta.db_table) for k, m in models.items()}
+    )
+
+
+PAGE_ROWS_SQL = """
+SELECT p.id, p.project_id, p.external_id, s.name, p.is_trial, p.position,
+       p.source_tokens, p.target_tokens, p.metadata,
+       EXISTS (SELECT 1 FROM {gold} g WHERE g.pair_id = p.id)
+FROM {pair} p LEFT JOIN {subcorpus} s ON s.id = p.subcorpus_id
+WHERE p.id IN (%s)
+ORDER BY p.project_id, p.position, p.id
+"""
+
+PAGE_ASSIGNMENTS_SQL = """
+SELECT a.pair_id, a.id, a.annotator_id, u.username, a.status, a.slot, a.flag
+FROM {assignment} a JOIN {user} u ON u.id = a.annotator_id
+WHERE a.withdrawn_at IS NULL AND a.pair_id IN (%s)
+ORDER BY a.slot, a.id
+"""
+
+
+def _json(value: Any) -> Any:
+    # JSON columns arrive as text (Django reads jsonb undecoded; SQLite stores text).
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+def page_rows(page) -> list[tuple]:
+    """(id, project, external id, subcorpus name, trial, position, source, target, metadata,
+    has gold) of the pairs whose ids ``page`` (an unevaluated queryset of ``pk``) selects, in
+    the list order. Fixed SQL around the page's own query: the ORM compiling this query and
+    converting its cells cost more than running it."""
+    try:
+        inner, params = page.query.sql_with_params()
+    except EmptyResultSet:  # a filter that can match nothing (no visible projects)
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(_sql(PAGE_ROWS_SQL) % inner, params)
+        return [
+            (
+                pk,
+                project,
+                ext,
+                sub,
+                bool(trial),
+                pos,
+                _json(src),
+                _json(tgt),
+                _json(meta),
+                bool(gold),
+            )
+            for pk, project, ext, sub, trial, pos, src, tgt, meta, gold in cursor.fetchall()
+        ]
+
+
+def page_assignments(pair_ids: list[int]) -> list[tuple]:
+    """(pair, id, annotator id, username, status, slot, flag) of the current (not withdrawn)
+    assignments of these pairs, by slot."""
+    if not pair_ids:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _sql(PAGE_ASSIGNMENTS_SQL) % ", ".join(["%s"] * len(pair_ids)),
+            [int(i) for i in pair_ids],
+        )
+        return cursor.fetchall()
+
 
 PAIR_EXAMPLE = {
     "id": 14,
@@ -374,26 +445,15 @@ class PairViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
 
     def list(self, request, *args, **kwargs):
         # One query for the page: the page's ids (a narrow sort over ids, paginated) as a
-        # subquery, the rows as plain values with their subcorpus and gold flag; one more for
-        # the page's current assignments. Model instances, a prefetch and DRF fields per row
-        # were most of a page's time.
+        # subquery, the rows as plain tuples with their subcorpus and gold flag; one more for
+        # the page's current assignments. Model instances, a prefetch, DRF fields per row and
+        # then the ORM's compiling of these two fixed queries were most of a page's time.
         page = self.paginator.page_queryset(
             self.filter_queryset(self.get_queryset()).values("pk"), request, view=self
         )
-        rows = list(
-            SentencePair.objects.filter(pk__in=page)
-            .annotate(has_gold=Exists(GoldAlignment.objects.filter(pair=OuterRef("pk"))))
-            .order_by("project_id", "position", "id")
-            .values_list(*PAIR_COLUMNS)
-        )
+        rows = page_rows(page)
         assignments: dict[int, list[tuple]] = {row[0]: [] for row in rows}
-        for assignment in (
-            Assignment.objects.filter(pair_id__in=list(assignments), withdrawn_at__isnull=True)
-            .order_by("slot", "id")
-            .values_list(
-                "pair_id", "pk", "annotator_id", "annotator__username", "status", "slot", "flag"
-            )
-        ):
+        for assignment in page_assignments(list(assignments)):
             assignments[assignment[0]].append(assignment)
         user, roles = request.user, self.user_roles()
         leads: dict[int, bool] = {}
