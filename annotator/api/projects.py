@@ -316,17 +316,13 @@ def _sql(template: str) -> str:
 PAGE_ROWS_SQL = """
 SELECT p.id, p.project_id, p.external_id, s.name, p.is_trial, p.position,
        p.source_tokens, p.target_tokens, p.metadata,
-       EXISTS (SELECT 1 FROM {gold} g WHERE g.pair_id = p.id)
+       EXISTS (SELECT 1 FROM {gold} g WHERE g.pair_id = p.id),
+       a.id, a.annotator_id, u.username, a.status, a.slot, a.flag
 FROM {pair} p LEFT JOIN {subcorpus} s ON s.id = p.subcorpus_id
+LEFT JOIN {assignment} a ON a.pair_id = p.id AND a.withdrawn_at IS NULL
+LEFT JOIN {user} u ON u.id = a.annotator_id
 WHERE p.id IN (%s)
-ORDER BY p.project_id, p.position, p.id
-"""
-
-PAGE_ASSIGNMENTS_SQL = """
-SELECT a.pair_id, a.id, a.annotator_id, u.username, a.status, a.slot, a.flag
-FROM {assignment} a JOIN {user} u ON u.id = a.annotator_id
-WHERE a.withdrawn_at IS NULL AND a.pair_id IN (%s)
-ORDER BY a.slot, a.id
+ORDER BY p.project_id, p.position, p.id, a.slot, a.id
 """
 
 
@@ -337,43 +333,29 @@ def _json(value: Any) -> Any:
 
 def page_rows(page) -> list[tuple]:
     """(id, project, external id, subcorpus name, trial, position, source, target, metadata,
-    has gold) of the pairs whose ids ``page`` (an unevaluated queryset of ``pk``) selects, in
-    the list order. Fixed SQL around the page's own query: the ORM compiling this query and
-    converting its cells cost more than running it."""
+    has gold, current assignments) of the pairs whose ids ``page`` (an unevaluated queryset of
+    ``pk``) selects, in the list order; each current (not withdrawn) assignment as (id,
+    annotator id, username, status, slot, flag), by slot. One fixed SQL statement around the
+    page's own query (a pair's row repeats per assignment): the ORM compiling the queries,
+    converting cells and prefetching cost more than running them."""
     try:
         inner, params = page.query.sql_with_params()
     except EmptyResultSet:  # a filter that can match nothing (no visible projects)
         return []
     with connection.cursor() as cursor:
         cursor.execute(_sql(PAGE_ROWS_SQL) % inner, params)
-        return [
-            (
-                pk,
-                project,
-                ext,
-                sub,
-                bool(trial),
-                pos,
-                _json(src),
-                _json(tgt),
-                _json(meta),
-                bool(gold),
+        fetched = cursor.fetchall()
+    rows: list[tuple] = []
+    for row in fetched:
+        if not rows or rows[-1][0] != row[0]:
+            pk, project, ext, sub, trial, pos, src, tgt, meta, gold = row[:10]
+            rows.append(
+                (pk, project, ext, sub, bool(trial), pos, _json(src), _json(tgt), _json(meta))
+                + (bool(gold), [])
             )
-            for pk, project, ext, sub, trial, pos, src, tgt, meta, gold in cursor.fetchall()
-        ]
-
-
-def page_assignments(pair_ids: list[int]) -> list[tuple]:
-    """(pair, id, annotator id, username, status, slot, flag) of the current (not withdrawn)
-    assignments of these pairs, by slot."""
-    if not pair_ids:
-        return []
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _sql(PAGE_ASSIGNMENTS_SQL) % ", ".join(["%s"] * len(pair_ids)),
-            [int(i) for i in pair_ids],
-        )
-        return cursor.fetchall()
+        if row[10] is not None:
+            rows[-1][-1].append(row[10:])
+    return rows
 
 
 PAIR_EXAMPLE = {
@@ -445,16 +427,13 @@ class PairViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
 
     def list(self, request, *args, **kwargs):
         # One query for the page: the page's ids (a narrow sort over ids, paginated) as a
-        # subquery, the rows as plain tuples with their subcorpus and gold flag; one more for
-        # the page's current assignments. Model instances, a prefetch, DRF fields per row and
-        # then the ORM's compiling of these two fixed queries were most of a page's time.
+        # subquery, the rows as plain tuples with their subcorpus, gold flag and current
+        # assignments. Model instances, a prefetch, DRF fields per row and then the ORM's
+        # compiling of the queries were most of a page's time.
         page = self.paginator.page_queryset(
             self.filter_queryset(self.get_queryset()).values("pk"), request, view=self
         )
         rows = page_rows(page)
-        assignments: dict[int, list[tuple]] = {row[0]: [] for row in rows}
-        for assignment in page_assignments(list(assignments)):
-            assignments[assignment[0]].append(assignment)
         user, roles = request.user, self.user_roles()
         leads: dict[int, bool] = {}
         results = []
@@ -469,6 +448,7 @@ class PairViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
             target,
             metadata,
             has_gold,
+            assignments,
         ) in rows:
             lead = leads.get(project_id)
             if lead is None:
@@ -494,7 +474,7 @@ class PairViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
                             "slot": slot,
                             "flag": flag,
                         }
-                        for _, a_pk, annotator_id, username, status, slot, flag in assignments[pk]
+                        for a_pk, annotator_id, username, status, slot, flag in assignments
                         if lead or annotator_id == user.pk
                     ],
                     "has_gold": has_gold if lead else None,
