@@ -194,6 +194,14 @@ class PairFilter(filters.FilterSet):
         model = SentencePair
         fields: list[str] = []
 
+    def get_form_class(self):
+        # The form depends only on the declared filters: build it once, not per request
+        # (django-filter makes a new form class, and its fields, for every filterset).
+        cls = type(self)
+        if "_form_class" not in cls.__dict__:
+            cls._form_class = super().get_form_class()
+        return cls._form_class
+
     def filter_subcorpus(self, queryset, name, value):
         if value in ("", "none"):
             return queryset.filter(subcorpus__isnull=True)
