@@ -325,7 +325,7 @@ PAGE_ROWS_SQL = """
 SELECT p.id, p.project_id, p.external_id, s.name, p.is_trial, p.position,
        p.source_tokens, p.target_tokens, p.metadata,
        EXISTS (SELECT 1 FROM {gold} g WHERE g.pair_id = p.id),
-       a.id, a.annotator_id, u.username, a.status, a.slot, a.flag
+       a.id, a.annotator_id, u.username, a.status, a.slot, a.flag, %s
 FROM {pair} p LEFT JOIN {subcorpus} s ON s.id = p.subcorpus_id
 LEFT JOIN {assignment} a ON a.pair_id = p.id AND a.withdrawn_at IS NULL
 LEFT JOIN {user} u ON u.id = a.annotator_id
@@ -339,19 +339,24 @@ def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str | bytes) else value
 
 
-def page_rows(page) -> list[tuple]:
+def page_rows(page, *, counted=None) -> tuple[list[tuple], int | None]:
     """(id, project, external id, subcorpus name, trial, position, source, target, metadata,
     has gold, current assignments) of the pairs whose ids ``page`` (an unevaluated queryset of
     ``pk``) selects, in the list order; each current (not withdrawn) assignment as (id,
     annotator id, username, status, slot, flag), by slot. One fixed SQL statement around the
     page's own query (a pair's row repeats per assignment): the ORM compiling the queries,
-    converting cells and prefetching cost more than running them."""
+    converting cells and prefetching cost more than running them. With ``counted`` (the
+    unsliced queryset), also the number of its rows, when the page has any (else None)."""
     try:
         inner, params = page.query.sql_with_params()
+        count, count_params = ("NULL", ())
+        if counted is not None:
+            count, count_params = counted.order_by().query.sql_with_params()
+            count = f"(SELECT COUNT(*) FROM ({count}) counted)"
     except EmptyResultSet:  # a filter that can match nothing (no visible projects)
-        return []
+        return [], None
     with connection.cursor() as cursor:
-        cursor.execute(_sql(PAGE_ROWS_SQL) % inner, params)
+        cursor.execute(_sql(PAGE_ROWS_SQL) % (count, inner), (*count_params, *params))
         fetched = cursor.fetchall()
     rows: list[tuple] = []
     for row in fetched:
@@ -362,8 +367,8 @@ def page_rows(page) -> list[tuple]:
                 + (bool(gold), [])
             )
         if row[10] is not None:
-            rows[-1][-1].append(row[10:])
-    return rows
+            rows[-1][-1].append(row[10:16])
+    return rows, (fetched[0][16] if fetched else None)
 
 
 PAIR_EXAMPLE = {
@@ -438,10 +443,17 @@ class PairViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
         # subquery, the rows as plain tuples with their subcorpus, gold flag and current
         # assignments. Model instances, a prefetch, DRF fields per row and then the ORM's
         # compiling of the queries were most of a page's time.
-        page = self.paginator.page_queryset(
-            self.filter_queryset(self.get_queryset()).values("pk"), request, view=self
-        )
-        rows = page_rows(page)
+        ids = self.filter_queryset(self.get_queryset()).values("pk")
+        # A plain page number: the page's statement also counts the rows (a scalar subquery),
+        # so a page with rows needs no COUNT query of its own; "last", odd numbers and empty
+        # pages take the paginator's usual way.
+        number, rows, total = self.paginator.plain_page_number(request), None, None
+        if number is not None:
+            size = self.paginator.get_page_size(request)
+            rows, total = page_rows(ids[(number - 1) * size : number * size], counted=ids)
+        page = self.paginator.page_queryset(ids, request, view=self, count=total)
+        if rows is None:
+            rows, _ = page_rows(page)
         user, roles = request.user, self.user_roles()
         leads: dict[int, bool] = {}
         results = []
