@@ -120,7 +120,7 @@ class SentencePair(models.Model):
         ]
         indexes = [
             models.Index(fields=["project", "subcorpus"]),
-            models.Index(fields=["project", "position"]),
+            models.Index(fields=["project", "position", "id"]),  # the list order, index-only
         ]
 
     def __str__(self) -> str:

@@ -6,9 +6,14 @@ annotator sees only the pairs assigned to them, with only their own assignment (
 
 from __future__ import annotations
 
+import functools
+import json
 from typing import Any
 
-from django.db.models import Prefetch, Q
+from django.contrib.auth import get_user_model
+from django.core.exceptions import EmptyResultSet
+from django.db import connection
+from django.db.models import Exists, OuterRef, Prefetch, Q
 from django_filters import rest_framework as filters
 from drf_spectacular.utils import (
     extend_schema_field,
@@ -189,6 +194,14 @@ class PairFilter(filters.FilterSet):
         model = SentencePair
         fields: list[str] = []
 
+    def get_form_class(self):
+        # The form depends only on the declared filters: build it once, not per request
+        # (django-filter makes a new form class, and its fields, for every filterset).
+        cls = type(self)
+        if "_form_class" not in cls.__dict__:
+            cls._form_class = super().get_form_class()
+        return cls._form_class
+
     def filter_subcorpus(self, queryset, name, value):
         if value in ("", "none"):
             return queryset.filter(subcorpus__isnull=True)
@@ -292,6 +305,72 @@ class SentencePairSerializer(serializers.ModelSerializer):
         return pair.has_gold if self._leads(pair) else None
 
 
+@functools.cache
+def _sql(template: str) -> str:
+    """``template`` with ``{pair}``, ``{subcorpus}``, ``{gold}``, ``{assignment}`` and
+    ``{user}`` replaced by the models' quoted table names."""
+    models = {
+        "pair": SentencePair,
+        "subcorpus": Subcorpus,
+        "gold": GoldAlignment,
+        "assignment": Assignment,
+        "user": get_user_model(),
+    }
+    return template.format(
+        **{k: connection.ops.quote_name(m._meta.db_table) for k, m in models.items()}
+    )
+
+
+PAGE_ROWS_SQL = """
+SELECT p.id, p.project_id, p.external_id, s.name, p.is_trial, p.position,
+       p.source_tokens, p.target_tokens, p.metadata,
+       EXISTS (SELECT 1 FROM {gold} g WHERE g.pair_id = p.id),
+       a.id, a.annotator_id, u.username, a.status, a.slot, a.flag, %s
+FROM {pair} p LEFT JOIN {subcorpus} s ON s.id = p.subcorpus_id
+LEFT JOIN {assignment} a ON a.pair_id = p.id AND a.withdrawn_at IS NULL
+LEFT JOIN {user} u ON u.id = a.annotator_id
+WHERE p.id IN (%s)
+ORDER BY p.project_id, p.position, p.id, a.slot, a.id
+"""
+
+
+def _json(value: Any) -> Any:
+    # JSON columns arrive as text (Django reads jsonb undecoded; SQLite stores text).
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+def page_rows(page, *, counted=None) -> tuple[list[tuple], int | None]:
+    """(id, project, external id, subcorpus name, trial, position, source, target, metadata,
+    has gold, current assignments) of the pairs whose ids ``page`` (an unevaluated queryset of
+    ``pk``) selects, in the list order; each current (not withdrawn) assignment as (id,
+    annotator id, username, status, slot, flag), by slot. One fixed SQL statement around the
+    page's own query (a pair's row repeats per assignment): the ORM compiling the queries,
+    converting cells and prefetching cost more than running them. With ``counted`` (the
+    unsliced queryset), also the number of its rows, when the page has any (else None)."""
+    try:
+        inner, params = page.query.sql_with_params()
+        count, count_params = ("NULL", ())
+        if counted is not None:
+            count, count_params = counted.order_by().query.sql_with_params()
+            count = f"(SELECT COUNT(*) FROM ({count}) counted)"
+    except EmptyResultSet:  # a filter that can match nothing (no visible projects)
+        return [], None
+    with connection.cursor() as cursor:
+        cursor.execute(_sql(PAGE_ROWS_SQL) % (count, inner), (*count_params, *params))
+        fetched = cursor.fetchall()
+    rows: list[tuple] = []
+    for row in fetched:
+        if not rows or rows[-1][0] != row[0]:
+            pk, project, ext, sub, trial, pos, src, tgt, meta, gold = row[:10]
+            rows.append(
+                (pk, project, ext, sub, bool(trial), pos, _json(src), _json(tgt), _json(meta))
+                + (bool(gold), [])
+            )
+        if row[10] is not None:
+            rows[-1][-1].append(row[10:16])
+    return rows, (fetched[0][16] if fetched else None)
+
+
 PAIR_EXAMPLE = {
     "id": 14,
     "project": 1,
@@ -342,8 +421,6 @@ class PairViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
         return pairs.order_by("project_id", "position", "id")
 
     def _with_details(self, pairs):
-        from django.db.models import Exists, OuterRef
-
         current = Assignment.objects.filter(withdrawn_at__isnull=True).select_related("annotator")
         return (
             pairs.select_related("subcorpus")
@@ -362,14 +439,65 @@ class PairViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
         return self._with_details(SentencePair.objects.filter(pk=pair.pk)).get()
 
     def list(self, request, *args, **kwargs):
-        # Paginate over ids (a narrow sort), then load the page's rows with their details:
-        # sorting whole rows (tokens, metadata) of a large project only to skip most of them
-        # was most of a deep page's time.
-        ids = self.paginate_queryset(
-            self.filter_queryset(self.get_queryset()).values_list("pk", flat=True)
-        )
-        rows = {
-            pair.pk: pair for pair in self._with_details(SentencePair.objects.filter(pk__in=ids))
-        }
-        serializer = self.get_serializer([rows[pk] for pk in ids], many=True)
-        return self.get_paginated_response(serializer.data)
+        # One query for the page: the page's ids (a narrow sort over ids, paginated) as a
+        # subquery, the rows as plain tuples with their subcorpus, gold flag and current
+        # assignments. Model instances, a prefetch, DRF fields per row and then the ORM's
+        # compiling of the queries were most of a page's time.
+        ids = self.filter_queryset(self.get_queryset()).values("pk")
+        # A plain page number: the page's statement also counts the rows (a scalar subquery),
+        # so a page with rows needs no COUNT query of its own; "last", odd numbers and empty
+        # pages take the paginator's usual way.
+        number, rows, total = self.paginator.plain_page_number(request), None, None
+        if number is not None:
+            size = self.paginator.get_page_size(request)
+            rows, total = page_rows(ids[(number - 1) * size : number * size], counted=ids)
+        page = self.paginator.page_queryset(ids, request, view=self, count=total)
+        if rows is None:
+            rows, _ = page_rows(page)
+        user, roles = request.user, self.user_roles()
+        leads: dict[int, bool] = {}
+        results = []
+        for (
+            pk,
+            project_id,
+            external_id,
+            subcorpus,
+            is_trial,
+            position,
+            source,
+            target,
+            metadata,
+            has_gold,
+            assignments,
+        ) in rows:
+            lead = leads.get(project_id)
+            if lead is None:
+                lead = leads[project_id] = (
+                    access.role_in(roles, project_id, user) in access.LEAD_ROLES
+                )
+            results.append(
+                {
+                    "id": pk,
+                    "project": project_id,
+                    "external_id": external_id,
+                    "subcorpus": subcorpus,
+                    "is_trial": is_trial,
+                    "position": position,
+                    "source": source,
+                    "target": target,
+                    "metadata": metadata,
+                    "assignments": [
+                        {
+                            "id": a_pk,
+                            "annotator": username,
+                            "status": status,
+                            "slot": slot,
+                            "flag": flag,
+                        }
+                        for a_pk, annotator_id, username, status, slot, flag in assignments
+                        if lead or annotator_id == user.pk
+                    ],
+                    "has_gold": has_gold if lead else None,
+                }
+            )  # SentencePairSerializer's representation, built from the values directly
+        return self.paginator.get_paginated_response(results)
