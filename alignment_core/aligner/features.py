@@ -14,6 +14,7 @@ training corpus, so a model applies to new pairs with the same scale.
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -416,3 +417,65 @@ class GoldLexicon:
         return np.column_stack(
             [(hits + self.cell_rate) / (seen + 1.0), np.log1p(seen), src_rate, tgt_rate]
         ).astype(np.float32)
+
+
+# Transposing a pair (source ↔ target) maps cell (i, j) to (j, i): these name parts swap, a
+# neighbour (di, dj) becomes (dj, di), and the relative position changes sign.
+_TRANSPOSED_PARTS = {
+    "forward": "backward",
+    "backward": "forward",
+    "source": "target",
+    "target": "source",
+    "row": "column",
+    "column": "row",
+}
+_NEGATED = frozenset({"position_diff"})
+_OFFSET = re.compile(r"^(.*)_([+-]\d+)_([+-]\d+)$")
+
+
+def transposed_name(name: str) -> str:
+    """The feature that plays ``name``'s part once source and target swap."""
+    m = _OFFSET.match(name)
+    stem, suffix = (m.group(1), f"_{m.group(3)}_{m.group(2)}") if m else (name, "")
+    return "_".join(_TRANSPOSED_PARTS.get(p, p) for p in stem.split("_")) + suffix
+
+
+class Symmetriser:
+    """Features that do not depend on which sentence is the source. An alignment is a
+    symmetric relation, and what the gold teaches about cell (i, j) of (source, target) holds
+    for cell (j, i) of (target, source); features that name a side waste half the gold on
+    learning each side apart. Each pair of twin columns (``transposed_name``: forward and
+    backward posteriors, the source and target word's frequency, row and column maxima, the
+    neighbours (-1, 0) and (0, -1) ...) becomes its larger and its smaller value; a column that
+    changes sign becomes its absolute value; a column that is its own twin stays. A column
+    about the cell's word pair as a whole (``gold_pair_rate``) is its own twin by this rule."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        index = {name: k for k, name in enumerate(names)}
+        keep, absolute, high, low = [], [], [], []
+        for k, name in enumerate(names):
+            twin = transposed_name(name)
+            if twin not in index:
+                raise ValueError(f"feature {name!r}: its transposed twin {twin!r} is missing")
+            t = index[twin]
+            if t == k:
+                (absolute if name in _NEGATED else keep).append(k)
+            elif k < t:
+                high.append(k)
+                low.append(t)
+        self.keep = np.asarray(keep, dtype=np.int64)
+        self.absolute = np.asarray(absolute, dtype=np.int64)
+        self.high = np.asarray(high, dtype=np.int64)
+        self.low = np.asarray(low, dtype=np.int64)
+        self.names = (
+            *(names[k] for k in keep),
+            *(f"abs({names[k]})" for k in absolute),
+            *(f"max({names[a]},{names[b]})" for a, b in zip(high, low, strict=True)),
+            *(f"min({names[a]},{names[b]})" for a, b in zip(high, low, strict=True)),
+        )
+
+    def __call__(self, X: np.ndarray) -> np.ndarray:
+        a, b = X[:, self.high], X[:, self.low]
+        return np.hstack(
+            [X[:, self.keep], np.abs(X[:, self.absolute]), np.maximum(a, b), np.minimum(a, b)]
+        )

@@ -8,7 +8,9 @@ import pytest
 from alignment_core.aligner.features import (
     CONTEXT_NAMES,
     FEATURE_NAMES,
+    LEXICON_NAMES,
     CellGrid,
+    Symmetriser,
     TokenStats,
     _levenshtein,
     candidate_cells,
@@ -16,11 +18,13 @@ from alignment_core.aligner.features import (
     context_features,
 )
 from alignment_core.aligner.link_model import (
+    GOLD_HMM_NAMES,
     best_threshold,
     cell_labels,
     link_figures,
     uncertainty,
 )
+from alignment_core.aligner.wordnet import WORDNET_NAMES
 from alignment_core.alignment import Alignment
 
 F = {name: k for k, name in enumerate(FEATURE_NAMES)}
@@ -172,3 +176,57 @@ def test_uncertainty_is_largest_for_coin_flips_and_per_token():
     assert uncertainty(coin) == pytest.approx(4 / 4)  # 4 cells of 1 bit over 4 tokens
     assert uncertainty(np.full((4, 4), 0.5)) == pytest.approx(16 / 8)
     assert uncertainty(np.zeros((0, 3))) == 0.0
+
+
+def transposed_cells(pairs, X, grid):
+    """The rows of ``X`` (cells of ``pairs``) reordered as the cells of the transposed pairs:
+    row k of the result is cell (j, i) of pair (target, source)."""
+    order = []
+    for n, (s, t) in enumerate(pairs):
+        base = int(grid.offsets[n])
+        order += [base + i * len(t) + j for j in range(len(t)) for i in range(len(s))]
+    return X[np.asarray(order)]
+
+
+def test_symmetrised_features_are_the_same_seen_from_either_side():
+    rng = np.random.default_rng(3)
+    pairs = [
+        (["The", "colour", "was", "odd", "."], ["the", "color", "."]),
+        (["big", "dog", "barks"], ["large", "hound", "barks", "!"]),
+    ]
+    shapes = [(len(s), len(t)) for s, t in pairs]
+    fwd = [rng.random(shape) for shape in shapes]
+    bwd = [rng.random(shape) for shape in shapes]
+    fst = [rng.integers(-1, n, size=m) for n, m in shapes]
+    bst = [rng.integers(-1, m, size=n) for n, m in shapes]
+    X, grid = features_of(pairs, fwd, bwd, fst, bst)
+    # the same pairs the other way round: each direction's evidence changes places
+    flipped = [(t, s) for s, t in pairs]
+    XT, _ = features_of(
+        flipped, [b.T for b in bwd], [f.T for f in fwd], [b.copy() for b in bst], fst
+    )
+    sym = Symmetriser(FEATURE_NAMES)
+    assert len(sym.names) == len(FEATURE_NAMES)
+    both = sym(X)
+    assert np.allclose(transposed_cells(pairs, both, grid), sym(XT))
+    # the raw features do depend on the side: the symmetrised ones are not a trivial identity
+    assert not np.allclose(transposed_cells(pairs, X, grid), XT)
+    # context features of a first stage's output: the same property
+    q = rng.random(len(X))
+    ctx = context_features(q, grid)
+    qT = transposed_cells(pairs, q[:, None], grid).ravel()
+    _, gridT = features_of(flipped)
+    ctx_sym = Symmetriser(CONTEXT_NAMES)
+    assert np.allclose(
+        transposed_cells(pairs, ctx_sym(ctx), grid), ctx_sym(context_features(qT, gridT))
+    )
+
+
+def test_every_feature_block_has_its_transposed_twin_and_a_missing_twin_is_refused():
+    names = (*FEATURE_NAMES, *LEXICON_NAMES, *GOLD_HMM_NAMES, *WORDNET_NAMES)
+    sym = Symmetriser(names)
+    assert len(sym.names) == len(names)
+    assert "max(post_forward,post_backward)" in sym.names
+    assert "abs(position_diff)" in sym.names and "gold_pair_rate" in sym.names
+    with pytest.raises(ValueError, match="source_only.*target_only"):
+        Symmetriser(("post_mean", "source_only"))
