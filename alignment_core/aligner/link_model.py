@@ -13,8 +13,11 @@ had counted the gold would be over-sure exactly on the pairs the classifier lear
 cell of each gold pair becomes a row of ``features.FEATURE_NAMES`` — both directions'
 posteriors and Viterbi links, identity, spelling, position, neighbouring posteriors,
 punctuation, frequency — plus what the gold says about its words (``features.GoldLexicon``:
-how often this word pair and each word were linked, counted out of fold while training), and
-is labelled "linked" when it is a gold link (sure or possible). Cells with no evidence at all
+how often this word pair and each word were linked, counted out of fold while training), how
+the two words relate in English WordNet (``wordnet``: synonyms, related words, one lemma),
+and is labelled "linked" when it is a gold link (sure or possible). The classifiers see these
+features symmetrised (``features.Symmetriser``): an alignment is a symmetric relation, so
+"forward posterior 0.8, backward 0.2" and "forward 0.2, backward 0.8" teach the same thing. Cells with no evidence at all
 (``features.candidate_cells``) are never linked, which makes the classifiers 4× cheaper.
 
 * Link classifier: scikit-learn's ``HistGradientBoostingClassifier``, in two stages (the
@@ -45,17 +48,20 @@ import numpy as np
 
 from alignment_core.aligner.config import AlignerConfig
 from alignment_core.aligner.features import (
+    CONTEXT_NAMES,
     FEATURE_NAMES,
     LEXICON_NAMES,
     NEIGHBOURS,
     CellGrid,
     GoldLexicon,
+    Symmetriser,
     TokenStats,
     candidate_cells,
     cell_features,
     context_features,
 )
 from alignment_core.aligner.model import AlignerModel, pair_chunks
+from alignment_core.aligner.wordnet import WORDNET_NAMES, WordNet, shared_wordnet, wordnet_features
 from alignment_core.alignment import Alignment
 from alignment_core.progress import Progress, part, silent
 
@@ -87,6 +93,11 @@ class LinkModelConfig:
       links with at least this probability (1 = only the first stage's candidates).
     * ``gold_hmm``: add the posteriors and links of an HMM trained with the gold as counts
       (cross-fitted: a fold's rows get an HMM that counted the other folds' gold only).
+    * ``wordnet``: add how the two words relate in English WordNet (``aligner.wordnet``:
+      synonyms, related words, the same lemma), when its data is installed.
+    * ``symmetric``: the classifiers see features that do not depend on which sentence is
+      the source (``features.Symmetriser``), so what the gold says of a cell teaches both
+      sides at once.
     """
 
     min_gold_pairs: int = MIN_GOLD_PAIRS
@@ -102,6 +113,8 @@ class LinkModelConfig:
     lexicon: bool = True
     gold_hmm: bool = True
     widen: float = 0.3
+    wordnet: bool = True
+    symmetric: bool = True
 
     def __post_init__(self) -> None:
         problems = []
@@ -246,6 +259,7 @@ class SeedModel:
         stages: LinkStages | None = None,
         lexicon: GoldLexicon | None = None,
         gold_hmm: AlignerModel | None = None,
+        wordnet: WordNet | None = None,
         threshold: float = 0.5,
         info: dict[str, Any] | None = None,
     ) -> None:
@@ -255,6 +269,7 @@ class SeedModel:
         self.stages = stages
         self.lexicon = lexicon
         self.gold_hmm = gold_hmm
+        self.wordnet = wordnet
         self.threshold = threshold
         self.info = dict(info or {})
 
@@ -274,6 +289,8 @@ class SeedModel:
                 X = np.hstack([X, self.lexicon.features(grid, *words)])
             if self.gold_hmm is not None:
                 X = np.hstack([X, hmm_evidence(self.gold_hmm, chunk)])
+            if self.wordnet is not None:
+                X = np.hstack([X, wordnet_features(grid, chunk, self.wordnet)])
             prob, p_sure = self.stages.predict(X, grid)
             linked = prob >= self.threshold
             sure = p_sure >= 0.5
@@ -388,6 +405,20 @@ def train_seed_model(
             evidence[fold == k] = hmm_evidence(hmm_k, members)
         X = np.hstack([X, evidence])
         gold_hmm = _train_hmm(pairs, cfg, gold, lambda f, m: None, 0.0)
+    wordnet, wordnet_note = None, "off"
+    if lcfg.wordnet:
+        wordnet = shared_wordnet()
+        wordnet_note = "WordNet 3.0" if wordnet else "not installed: the model went without"
+        if wordnet is not None:
+            report(0.6, "WordNet relations of the gold pairs' words")
+            X = np.hstack([X, wordnet_features(grid, gold_pairs, wordnet)])
+    names = (
+        *FEATURE_NAMES,
+        *(LEXICON_NAMES if lcfg.lexicon else ()),
+        *(GOLD_HMM_NAMES if lcfg.gold_hmm else ()),
+        *(WORDNET_NAMES if wordnet is not None else ()),
+    )
+    views = Views.of(names, lcfg.symmetric)
     fits = lcfg.folds * (lcfg.stages + 1) + lcfg.stages + 1
     done = 0
 
@@ -407,11 +438,12 @@ def train_seed_model(
             out[test_rows] = _proba(fit(rows, inputs, labels, only is not None), inputs[test_rows])
         return out
 
-    stage_input, rows = X, candidates
-    oof = out_of_fold(X, linked, rows)
+    first_input = views.first(X)
+    stage_input, rows = first_input, candidates
+    oof = out_of_fold(first_input, linked, rows)
     if lcfg.stages == 2:
         context = context_features(oof, grid)
-        stage_input = np.hstack([X, context])
+        stage_input = np.hstack([first_input, views.context(context)])
         rows = candidates | _beside_a_likely_link(context, lcfg.widen)
         oof = out_of_fold(stage_input, linked, rows)
     oof_sure = out_of_fold(stage_input, sure, rows, only=linked)
@@ -425,7 +457,7 @@ def train_seed_model(
     viterbi_both = X[:, FEATURE_NAMES.index("viterbi_both")] > 0.5
     cv_hmm = link_figures(viterbi_both, linked, identical, len(gold_idx))
 
-    first = fit(candidates, X, linked)
+    first = fit(candidates, first_input, linked)
     second = fit(rows, stage_input, linked) if lcfg.stages == 2 else None
     sure_classifier = fit(rows & linked, stage_input, sure, True)
     report(1.0, "trained")
@@ -433,14 +465,16 @@ def train_seed_model(
         kind="supervised",
         hmm=hmm,
         stats=stats,
-        stages=LinkStages(first, second, sure_classifier, lcfg.widen),
+        stages=LinkStages(first, second, sure_classifier, lcfg.widen, views),
         lexicon=lexicon,
         gold_hmm=gold_hmm,
+        wordnet=wordnet,
         threshold=threshold,
         info={
             "gold_pairs": len(gold_idx),
             "threshold": threshold,
             "folds": lcfg.folds,
+            "wordnet": wordnet_note,
             "cv": cv,
             "cv_hmm": cv_hmm,
             "link_config": lcfg.to_dict(),
@@ -506,6 +540,25 @@ def _fit(lcfg: LinkModelConfig, X: np.ndarray, y: np.ndarray, sure_model: bool):
         return _classifier(lcfg).fit(X, y)
 
 
+@dataclass(frozen=True)
+class Views:
+    """What the classifiers see of the cell features (``first``) and of the first stage's
+    context (``context``): the features themselves, or their symmetrised form."""
+
+    first: Any
+    context: Any
+
+    @classmethod
+    def of(cls, names: Sequence[str], symmetric: bool) -> Views:
+        if not symmetric:
+            return cls(_same, _same)
+        return cls(Symmetriser(names), Symmetriser(CONTEXT_NAMES))
+
+
+def _same(X: np.ndarray) -> np.ndarray:
+    return X
+
+
 @dataclass
 class LinkStages:
     """The fitted classifiers: first stage (cell features), optional second stage (plus the
@@ -515,16 +568,17 @@ class LinkStages:
     second: Any
     sure: Any
     widen: float = 1.0
+    views: Views = Views(_same, _same)
 
     def predict(self, X: np.ndarray, grid: CellGrid) -> tuple[np.ndarray, np.ndarray]:
         """Per cell: the link probability and P(sure | link)."""
         rows = candidate_cells(X)
+        stage_input = self.views.first(X)
         prob = np.zeros(len(X))
-        prob[rows] = _proba(self.first, X[rows])
-        stage_input = X
+        prob[rows] = _proba(self.first, stage_input[rows])
         if self.second is not None:
             context = context_features(prob, grid)
-            stage_input = np.hstack([X, context])
+            stage_input = np.hstack([stage_input, self.views.context(context)])
             rows = rows | _beside_a_likely_link(context, self.widen)
             prob = np.zeros(len(X))
             prob[rows] = _proba(self.second, stage_input[rows])

@@ -110,6 +110,7 @@ def seed_project(
                 **dataclasses.asdict(cfg),
                 "model_kind": model.kind,
                 "link_model": lcfg.to_dict() if model.kind == "supervised" else None,
+                "wordnet": model.info.get("wordnet"),
             },
             gold_pairs=len(gold),
             note=note,
@@ -170,6 +171,8 @@ def seed_project(
         "cv": _json_figures(model.info.get("cv")),
         "cv_hmm": _json_figures(model.info.get("cv_hmm")),
         "threshold": model.info.get("threshold"),
+        # English WordNet's relations as features: "WordNet 3.0", "off" or not installed
+        "wordnet": model.info.get("wordnet"),
     }
 
 

@@ -54,6 +54,7 @@ def test_enough_gold_trains_the_supervised_model_and_reports_it(
     assert 0 < result["threshold"] < 1
     run = AlignerRun.objects.get(pk=result["aligner_run"])
     assert run.config["model_kind"] == "supervised" and run.config["link_model"]["folds"] == 3
+    assert result["wordnet"] == run.config["wordnet"] == "WordNet 3.0"
     assert run.note == result["model_note"]
     seeds = SeedAlignment.objects.filter(aligner_run=run)
     assert seeds.count() == len(corpus)

@@ -94,6 +94,19 @@ def test_probabilities_are_per_cell_matrices(planted):
         assert linked == set(a.all_links)
 
 
+def test_wordnet_and_symmetric_features_are_settings_the_model_reports(planted):
+    pairs, gold, model = planted
+    assert model.info["wordnet"] == "WordNet 3.0" and model.wordnet is not None
+    plain = LinkModelConfig(**{**FAST.to_dict(), "wordnet": False, "symmetric": False})
+    other = train_seed_model(pairs, {n: gold[n] for n in range(60)}, config=CFG, link_config=plain)
+    assert other.info["wordnet"] == "off" and other.wordnet is None
+    # fewer columns without WordNet's; the planted rule is learnt either way
+    assert other.stages.first.n_features_in_ < model.stages.first.n_features_in_
+    held_out = range(60, 90)
+    predicted = other.align([pairs[n] for n in held_out])
+    assert f1(predicted, [gold[n] for n in held_out]) > 0.9
+
+
 def test_too_little_gold_falls_back_to_the_hmm_and_says_so():
     pairs, gold = planted_corpus(30)
     few = {n: gold[n] for n in range(5)}
