@@ -26,7 +26,6 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.db import connection
 from django.utils import timezone
 
 from annotator.models import (
@@ -43,10 +42,12 @@ from annotator.services.jobs import fail_stale_jobs
 from annotator.services.seeding import start_seed_job
 from annotator.services.uploads import start_import_job, store_upload
 from tests.integration.conftest import (  # noqa: F401 - the worker fixtures, found by name
+    add_random_pairs,
     postgres_and_redis,
     start_worker,
     wait_for,
     worker_queue,
+    write_pending,
 )
 from tests.integration.test_worker import watch
 
@@ -74,21 +75,13 @@ def kill_whole_worker(worker) -> None:
 
 
 def writing(job: Job, table: type) -> bool:
-    """True while another session holds a write lock on ``table`` in this database: the job's
-    transaction has inserted rows there and not committed yet. (The job's progress is live too,
-    tests/integration/test_job_bookkeeping.py, but it cannot say whether a write is pending.)"""
+    """True while the job's transaction holds uncommitted rows in ``table`` (its progress is
+    live too, tests/integration/test_job_bookkeeping.py, but cannot say whether a write is
+    pending); a job that finished first fails the test."""
     job.refresh_from_db()
     if job.is_finished:
         pytest.fail(f"the job finished ({job.status}) before it could be killed: make it bigger")
-    with connection.cursor() as cursor:
-        cursor.execute(
-            """SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
-               WHERE c.relname = %s AND l.mode = 'RowExclusiveLock' AND l.granted
-                 AND l.pid <> pg_backend_pid()
-                 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())""",
-            [table._meta.db_table],
-        )
-        return cursor.fetchone() is not None
+    return write_pending(table)
 
 
 def corpus(n: int, *, seed: int = 7) -> bytes:
@@ -146,21 +139,7 @@ def test_a_whole_worker_killed_mid_seed_fails_the_job_and_writes_nothing(
     annotator = django_user_model.objects.create_user("ann", password="x" * 12)
     project = Project.objects.create(name="killed seed")
     Membership.objects.create(project=project, user=lead, role="lead")
-    rng = random.Random(3)
-    vocab = [f"w{k}" for k in range(400)]
-    pairs = []
-    for k in range(SEED_PAIRS):
-        source = rng.choices(vocab, k=rng.randint(6, 16))
-        pairs.append(
-            SentencePair(
-                project=project,
-                external_id=str(k),
-                position=k,
-                source_tokens=source,
-                target_tokens=[w.upper() for w in source[::-1]],
-            )
-        )
-    SentencePair.objects.bulk_create(pairs)
+    add_random_pairs(project, SEED_PAIRS, seed=3)
     waiting = Assignment.objects.create(pair=SentencePair.objects.get(project=project, position=0),
                                         annotator=annotator)  # fmt: skip
 

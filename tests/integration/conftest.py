@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -205,3 +206,39 @@ def wait_for(
             break
         time.sleep(interval)
     pytest.fail(f"timed out waiting for {what}")
+
+
+def write_pending(table: type) -> bool:
+    """True while another session holds an uncommitted write on ``table`` in this database
+    (a job's transaction has inserted rows there and not committed yet)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+               WHERE c.relname = %s AND l.mode = 'RowExclusiveLock' AND l.granted
+                 AND l.pid <> pg_backend_pid()
+                 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())""",
+            [table._meta.db_table],
+        )
+        return cursor.fetchone() is not None
+
+
+def add_random_pairs(project, n: int, *, seed: int) -> None:
+    """``n`` pairs of 6–16 words from 400 made-up ones, each target the source reversed and
+    upper-cased: different words on the two sides, so the aligner has real work."""
+    from annotator.models import SentencePair
+
+    rng = random.Random(seed)
+    vocab = [f"w{k}" for k in range(400)]
+    pairs = []
+    for k in range(n):
+        source = rng.choices(vocab, k=rng.randint(6, 16))
+        pairs.append(
+            SentencePair(
+                project=project,
+                external_id=str(k),
+                position=k,
+                source_tokens=source,
+                target_tokens=[w.upper() for w in source[::-1]],
+            )
+        )
+    SentencePair.objects.bulk_create(pairs)

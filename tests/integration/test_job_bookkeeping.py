@@ -10,19 +10,17 @@ on the table the work fills (as in tests/faults/test_worker_kill.py).
 
 from __future__ import annotations
 
-import random
 import time
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from annotator.models import Job, Membership, Project, SeedAlignment, SentencePair
 from annotator.services.jobs import fail_stale_jobs
 from annotator.services.seeding import SEED_CHUNK, start_seed_job
 from tests.faults.test_worker_kill import IMPORT_PAIRS, corpus, start_import
-from tests.integration.conftest import wait_for
+from tests.integration.conftest import add_random_pairs, wait_for, write_pending
 from tests.integration.test_worker import watch
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -32,37 +30,10 @@ LATER = timedelta(days=10)  # later than any heartbeat could be old
 SEED_PAIRS = 3 * SEED_CHUNK  # three chunks written (and reported) inside the transaction
 
 
-def writing(table: type) -> bool:
-    """True while another session holds an uncommitted write on ``table`` in this database."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            """SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
-               WHERE c.relname = %s AND l.mode = 'RowExclusiveLock' AND l.granted
-                 AND l.pid <> pg_backend_pid()
-                 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())""",
-            [table._meta.db_table],
-        )
-        return cursor.fetchone() is not None
-
-
 def seed_project_of(n: int, lead) -> Project:
     project = Project.objects.create(name="live seeding")
     Membership.objects.create(project=project, user=lead, role="lead")
-    rng = random.Random(5)
-    vocab = [f"w{k}" for k in range(400)]
-    pairs = []
-    for k in range(n):
-        source = rng.choices(vocab, k=rng.randint(6, 16))
-        pairs.append(
-            SentencePair(
-                project=project,
-                external_id=str(k),
-                position=k,
-                source_tokens=source,
-                target_tokens=[w.upper() for w in source[::-1]],
-            )
-        )
-    SentencePair.objects.bulk_create(pairs)
+    add_random_pairs(project, n, seed=5)
     return project
 
 
@@ -75,16 +46,18 @@ def test_progress_and_heartbeat_move_while_a_seed_job_writes(
     worker = start_worker(pool="solo", JOB_STALE_AFTER=str(STALE_AFTER))
     job = start_seed_job(project=project, user=lead, use_gold=False)
     wait_for(
-        lambda: writing(SeedAlignment), timeout=300, what=f"the seeding to write\n{worker.log}"
+        lambda: write_pending(SeedAlignment),
+        timeout=300,
+        what=f"the seeding to write\n{worker.log}",
     )
 
     seen: list[tuple[str, int, str, object]] = []  # read while the seeds were uncommitted
     swept = []
-    while writing(SeedAlignment):
+    while write_pending(SeedAlignment):
         state = Job.objects.filter(pk=job.pk).values_list(
             "status", "progress", "message", "heartbeat_at"
         )[0]
-        if not writing(SeedAlignment):
+        if not write_pending(SeedAlignment):
             break  # committed meanwhile: this state may be after the commit
         if seen and state[3] > seen[0][3] and not swept:
             # the heartbeat was just seen moving: the sweep must find this job alive
@@ -113,7 +86,9 @@ def test_an_import_the_sweep_failed_mid_write_is_recorded_as_succeeded(
     project = Project.objects.create(name="swept import")
     worker = start_worker(pool="solo")
     job = start_import(project, lead, corpus(IMPORT_PAIRS))
-    wait_for(lambda: writing(SentencePair), timeout=120, what=f"the import to write\n{worker.log}")
+    wait_for(
+        lambda: write_pending(SentencePair), timeout=120, what=f"the import to write\n{worker.log}"
+    )
 
     # as if its heartbeat had stopped (a stalled process, an unreachable database)
     later = timezone.now() + LATER
