@@ -25,30 +25,15 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from pgadmin import admin, with_database  # noqa: E402 - the throwaway-database helpers
+
 TARGET_SECONDS = 20.0
 TARGET_MB = 100.0
 VOCAB = [f"w{k}" for k in range(5000)]
-
-
-def with_database(url: str, name: str) -> str:
-    return urlunsplit(urlsplit(url)._replace(path="/" + name))
-
-
-def admin(url: str, sql: str) -> None:
-    import psycopg2
-
-    conn = psycopg2.connect(url)
-    conn.autocommit = True
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql)
-    finally:
-        conn.close()
 
 
 @contextmanager

@@ -37,10 +37,11 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+from pgadmin import admin, with_database  # noqa: E402 - the throwaway-database helpers
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 PASSWORD = "bench-grid-browser-1"
@@ -67,22 +68,6 @@ PAINTED_JS = """() => {
   return {render: m("ga:painted") - m("ga:data"), nav: m("ga:painted"),
           at: performance.timeOrigin + m("ga:painted")};
 }"""
-
-
-def with_database(url: str, name: str) -> str:
-    return urlunsplit(urlsplit(url)._replace(path="/" + name))
-
-
-def admin(url: str, sql: str) -> None:
-    import psycopg2
-
-    conn = psycopg2.connect(url)
-    conn.autocommit = True
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql)
-    finally:
-        conn.close()
 
 
 def build(size: int, count: int, username: str) -> list[int]:

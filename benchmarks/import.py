@@ -30,10 +30,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+from pgadmin import admin, with_database  # noqa: E402 - the throwaway-database helpers
 
 TARGET_SECONDS = 60.0
 VOCAB_SIZE = 5000
@@ -53,23 +54,6 @@ def synthetic_tsv(path: Path, n: int, seed: int) -> None:
                 tgt[rng.randrange(len(tgt))] = rng.choice(vocab)
             sub = ("mtc", "news", "novels")[k % 3]
             fh.write(f"p{k}\t{' '.join(src)}\t{' '.join(tgt)}\t{sub}\n")
-
-
-def with_database(url: str, name: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(path="/" + name))
-
-
-def admin(url: str, sql: str) -> None:
-    import psycopg2
-
-    conn = psycopg2.connect(url)
-    conn.autocommit = True
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql)
-    finally:
-        conn.close()
 
 
 def copy_anchor(url: str, pairs: list, project_id: int, subcorpora: dict[str, int]) -> float:

@@ -31,10 +31,11 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+from pgadmin import admin, with_database  # noqa: E402 - the throwaway-database helpers
 
 from tests.faults.processes import (  # noqa: E402 - after the path is set
     WebServer,
@@ -75,22 +76,6 @@ Assignment.objects.bulk_create(
 )
 print(json.dumps([{{"username": u.username, "password": "{password}"}} for u in people]))
 """
-
-
-def with_database(url: str, name: str) -> str:
-    return urlunsplit(urlsplit(url)._replace(path="/" + name))
-
-
-def admin(url: str, sql: str) -> None:
-    import psycopg2
-
-    conn = psycopg2.connect(url)
-    conn.autocommit = True
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql)
-    finally:
-        conn.close()
 
 
 def stored_revisions(url: str) -> dict[tuple[int, int], list]:

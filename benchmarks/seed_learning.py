@@ -42,6 +42,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from aligner_quality import data_dir, read_split  # noqa: E402 - the shared data and its reader
+
 from alignment_core.agreement.word import score_word  # noqa: E402
 from alignment_core.aligner import AlignerConfig, train  # noqa: E402
 from alignment_core.aligner.link_model import LinkModelConfig, train_seed_model  # noqa: E402
@@ -59,20 +61,6 @@ ISSUE_NONIDENT_F1_TODAY = 0.519
 GOAL_EDITS = 5.0
 GOAL_NONIDENT_F1 = 0.65
 GOAL_SECONDS = 30.0
-
-
-def data_dir(arg: str | None) -> Path:
-    if arg:
-        return Path(arg)
-    return Path(os.environ.get("GRIDALIGN_SHARED_DATA", REPO.parent / "shared" / "data"))
-
-
-def read_edinburgh(folder: Path, split: str) -> list[AlignedPair]:
-    return read_pairs(
-        folder / f"gold.{split}.sure+poss.json",
-        "edinburgh",
-        sure_path=folder / f"gold.{split}.sure.json",
-    )
 
 
 def figures(pairs: Sequence[AlignedPair], predicted: Sequence[Alignment]) -> dict[str, Any]:
@@ -131,8 +119,8 @@ HEADER = f"  {'seeds':<44}{'edits':>8}{'F1 all':>9}{'F1 n-id':>10}{'S/P':>7}"
 
 
 def edinburgh(folder: Path, sizes: list[str], seed: int) -> dict[str, Any]:
-    train_pairs = read_edinburgh(folder, "train")
-    test_pairs = read_edinburgh(folder, "test")
+    train_pairs = read_split(folder, "train")
+    test_pairs = read_split(folder, "test")
     corpus = train_pairs + test_pairs
     sentences = [(p.source, p.target) for p in corpus]
     n_train = len(train_pairs)

@@ -42,30 +42,15 @@ import sys
 import time
 import types
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from pgadmin import admin, with_database  # noqa: E402 - the throwaway-database helpers
+
 RATIO_GOAL = 3.0
 SAVE_GOAL_MS = 30.0
 URLCONF = "benchmarks_web_urls"
-
-
-def with_database(url: str, name: str) -> str:
-    return urlunsplit(urlsplit(url)._replace(path="/" + name))
-
-
-def admin(url: str, sql: str) -> None:
-    import psycopg2
-
-    conn = psycopg2.connect(url)
-    conn.autocommit = True
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql)
-    finally:
-        conn.close()
 
 
 def install_urlconf() -> None:
