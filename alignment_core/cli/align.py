@@ -5,7 +5,7 @@
         grow-diag-final-and] [--ibm1-iterations 5] [--hmm-iterations 5]
         [--no-identity-lexicon] [--gold GOLD [--gold-from FMT] [--lambda 0.9]]
         [--posteriors OUT.npz] [--threads N] [--save-model M] [--model M]
-        [--model-kind hmm|supervised [--min-gold-pairs 20] [--seed 0]]
+        [--model-kind hmm|supervised [--min-gold-pairs 20] [--seed 0] [--no-wordnet]]
 
 CORPUS is any sentence-pair file (tsv, bitext, parallel with --target-text, jsonl, edinburgh,
 giza-a3); alignments it carries are ignored — hand alignments come from ``--gold``, matched
@@ -18,6 +18,7 @@ grown). A progress bar goes to stderr.
 holds its link probabilities, and the cross-validated figures on the gold go to stderr. With
 fewer gold pairs than ``--min-gold-pairs`` it falls back to the HMM and says so. It is
 retrained from the gold on every run (``--model``/``--save-model`` are the HMM's).
+``--no-wordnet`` leaves English WordNet's word relations out of its features.
 """
 
 from __future__ import annotations
@@ -92,6 +93,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"supervised: fewest gold pairs to train on (default {MIN_GOLD_PAIRS})",
     )
     p.add_argument("--seed", type=int, metavar="N", help="supervised: random seed (default 0)")
+    p.add_argument(
+        "--no-wordnet",
+        action="store_true",
+        help="supervised: without English WordNet's word relations as features",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -166,8 +172,8 @@ def write_posteriors(path: str, pairs: list[AlignedPair], matrices: list[np.ndar
 
 def _supervised_problem(args: argparse.Namespace) -> str | None:
     if args.model_kind != "supervised":
-        if args.min_gold_pairs is not None or args.seed is not None:
-            return "--min-gold-pairs and --seed apply to --model-kind supervised only"
+        if args.min_gold_pairs is not None or args.seed is not None or args.no_wordnet:
+            return "--min-gold-pairs, --seed and --no-wordnet apply to --model-kind supervised only"
         return None
     if args.model or args.save_model:
         return (
@@ -187,7 +193,8 @@ def _run_supervised(args, corpus, sentences, gold, bar) -> int:
                 k: v
                 for k, v in (("min_gold_pairs", args.min_gold_pairs), ("seed", args.seed))
                 if v is not None
-            }
+            },
+            wordnet=not args.no_wordnet,
         )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -213,7 +220,8 @@ def _run_supervised(args, corpus, sentences, gold, bar) -> int:
             f"{model.threshold:.2f}; {model.info['folds']}-fold cross-validation on the gold: "
             f"edits/pair {cv['edits_per_pair']:.2f} (HMM intersection "
             f"{hmm['edits_per_pair']:.2f}), F1 {_f(cv['all_f1'])} (HMM {_f(hmm['all_f1'])}), "
-            f"non-identical F1 {_f(cv['nonident_f1'])} (HMM {_f(hmm['nonident_f1'])})",
+            f"non-identical F1 {_f(cv['nonident_f1'])} (HMM {_f(hmm['nonident_f1'])}); "
+            f"WordNet: {model.info['wordnet']}",
             file=sys.stderr,
         )
     else:

@@ -51,7 +51,7 @@ def test_supervised_links_with_labels_probabilities_and_figures(tmp_path, files,
     assert rc == 0
     err = capsys.readouterr().err
     assert "supervised link model on 24 gold pairs" in err and "cross-validation" in err
-    assert "edits/pair" in err and "(supervised)" in err
+    assert "edits/pair" in err and "(supervised)" in err and "WordNet: WordNet 3.0" in err
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["id"] for r in rows] == [f"p{n}" for n in range(30)]
     # a held-out pair: the planted links, the full stop as possible
@@ -77,12 +77,22 @@ def test_too_little_gold_says_the_hmm_seeded(tmp_path, files, capsys):
     assert len(out.read_text().splitlines()) == 30
 
 
+def test_no_wordnet_trains_without_it_and_says_so(tmp_path, files, capsys):
+    corpus, gold_file, _, _ = files
+    out = tmp_path / "seeds.txt"
+    args = ["align", str(corpus), "--out", str(out), "--gold", str(gold_file), "--quiet"]
+    assert main([*args, "--model-kind", "supervised", "--no-wordnet"]) == 0
+    assert "WordNet: off" in capsys.readouterr().err
+    assert len(out.read_text().splitlines()) == 30
+
+
 @pytest.mark.parametrize(
     "extra, message",
     [
         (["--model-kind", "supervised"], "needs --gold"),
         (["--model-kind", "supervised", "--gold", "G", "--save-model", "m.npz"], "--save-model"),
         (["--seed", "3"], "--model-kind supervised only"),
+        (["--no-wordnet"], "--model-kind supervised only"),
     ],
 )
 def test_bad_usage_is_refused_before_any_work(tmp_path, files, capsys, extra, message):
