@@ -29,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from pgadmin import admin, with_database  # noqa: E402 - the throwaway-database helpers
+from pgadmin import postgres_server, throwaway_database  # noqa: E402
 
 TARGET_SECONDS = 20.0
 TARGET_MB = 100.0
@@ -39,14 +39,10 @@ VOCAB = [f"w{k}" for k in range(5000)]
 @contextmanager
 def scratch_database(prefix: str):
     """A fresh PostgreSQL database for the run (DATABASE_URL points at it meanwhile)."""
-    server = os.environ.get("DATABASE_URL", "")
-    if not server.startswith(("postgres://", "postgresql://")):
+    server = postgres_server()
+    if server is None:
         raise SystemExit("set DATABASE_URL=postgres://user@host:port/db (a db is made per run)")
-    name = f"{prefix}_{os.getpid()}"
-    url = with_database(server, name)
-    admin(server, f'CREATE DATABASE "{name}"')
-    try:
-        os.environ["DATABASE_URL"] = url
+    with throwaway_database(server, prefix) as url:
         os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gridalign.settings")
         os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost")
@@ -57,14 +53,6 @@ def scratch_database(prefix: str):
 
         call_command("migrate", verbosity=0)
         yield url
-    finally:
-        try:
-            from django.db import connections
-
-            connections.close_all()
-        except Exception:  # Django never set up: nothing to close
-            pass
-        admin(server, f'DROP DATABASE IF EXISTS "{name}"')
 
 
 def gold_project(n: int, seed: int, name: str = "bench"):

@@ -41,7 +41,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from pgadmin import admin, with_database  # noqa: E402 - the throwaway-database helpers
+from pgadmin import postgres_server, throwaway_database  # noqa: E402
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 PASSWORD = "bench-grid-browser-1"
@@ -183,7 +183,7 @@ def main() -> int:
     parser.add_argument("--opens", type=int, default=8, help="pairs opened per size")
     parser.add_argument("--clicks", type=int, default=40)
     args = parser.parse_args()
-    server = os.environ.get("DATABASE_URL", "")
+    server = postgres_server()  # None: a temporary SQLite file
     os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gridalign.settings")
     os.environ["DEBUG"] = "false"
@@ -192,14 +192,11 @@ def main() -> int:
         os.environ[name] = "false"
     os.environ["SECURE_HSTS_SECONDS"] = "0"
     os.environ["ALLOWED_HOSTS"] = "127.0.0.1,localhost"
-    bench_db = None
+    if server is not None:
+        with throwaway_database(server, "gridalign_bench_browser"):
+            return run(args)
     with tempfile.TemporaryDirectory() as tmp:
-        if server.startswith(("postgres://", "postgresql://")):
-            bench_db = f"gridalign_bench_browser_{os.getpid()}"
-            admin(server, f'CREATE DATABASE "{bench_db}"')
-            os.environ["DATABASE_URL"] = with_database(server, bench_db)
-        else:
-            os.environ["DATABASE_URL"] = f"sqlite:///{tmp}/bench.sqlite3"
+        os.environ["DATABASE_URL"] = f"sqlite:///{tmp}/bench.sqlite3"
         try:
             return run(args)
         finally:
@@ -209,8 +206,6 @@ def main() -> int:
                 connections.close_all()
             except Exception:  # Django never set up: nothing to close
                 pass
-            if bench_db:
-                admin(server, f'DROP DATABASE IF EXISTS "{bench_db}"')
 
 
 def run(args: argparse.Namespace) -> int:

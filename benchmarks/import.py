@@ -34,7 +34,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from pgadmin import admin, with_database  # noqa: E402 - the throwaway-database helpers
+from pgadmin import postgres_server, throwaway_database  # noqa: E402
 
 TARGET_SECONDS = 60.0
 VOCAB_SIZE = 5000
@@ -98,26 +98,14 @@ def main() -> int:
     parser.add_argument("--pairs", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    server = os.environ.get("DATABASE_URL", "")
-    if not server.startswith(("postgres://", "postgresql://")):
+    server = postgres_server()
+    if server is None:
         print("set DATABASE_URL=postgres://user@host:port/db (the benchmark makes its own db)")
         return 2
-    bench_db = f"gridalign_bench_{os.getpid()}"
-    bench_url = with_database(server, bench_db)
-    admin(server, f'CREATE DATABASE "{bench_db}"')
-    try:
-        os.environ["DATABASE_URL"] = bench_url
+    with throwaway_database(server, "gridalign_bench") as bench_url:
         os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gridalign.settings")
         return run(args, bench_url)
-    finally:
-        try:
-            from django.db import connections
-
-            connections.close_all()
-        except Exception:  # Django never set up: nothing to close
-            pass
-        admin(server, f'DROP DATABASE IF EXISTS "{bench_db}"')
 
 
 def run(args: argparse.Namespace, bench_url: str) -> int:

@@ -30,14 +30,13 @@ in the same run on the same data:
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import secrets
 import sys
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -45,6 +44,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from benchmarks.agreement import base_pairs, data_dir, perturb, seed_of  # noqa: E402
+from benchmarks.pgadmin import POSTGRES_SCHEMES, throwaway_database  # noqa: E402
 
 TARGET_SECONDS = 30.0
 
@@ -198,22 +198,10 @@ def main() -> int:
 
 
 def run_with_database(args: argparse.Namespace, server: str) -> int:
-    if server.startswith(("postgres://", "postgresql://")):
-        import_bench = importlib.import_module("benchmarks.import")
-
-        def admin(sql: str) -> None:
-            import_bench.admin(server, sql)
-
-        name = f"gridalign_bench_{os.getpid()}"
-        admin(f'CREATE DATABASE "{name}"')
-        os.environ["DATABASE_URL"] = urlunsplit(urlsplit(server)._replace(path="/" + name))
-        try:
+    if server.startswith(POSTGRES_SCHEMES):
+        with throwaway_database(server, "gridalign_bench") as url:
+            name = urlsplit(url).path.lstrip("/")
             return run(args, f"PostgreSQL ({name} on {urlsplit(server).hostname})")
-        finally:
-            from django.db import connections
-
-            connections.close_all()
-            admin(f'DROP DATABASE IF EXISTS "{name}"')
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["DATABASE_URL"] = f"sqlite:///{tmp}/bench.sqlite3"
         return run(args, "SQLite (a temporary file)")

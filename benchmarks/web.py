@@ -46,7 +46,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from pgadmin import admin, with_database  # noqa: E402 - the throwaway-database helpers
+from pgadmin import postgres_server, throwaway_database  # noqa: E402
 
 RATIO_GOAL = 3.0
 SAVE_GOAL_MS = 30.0
@@ -140,14 +140,11 @@ def main() -> int:
         "--queries", action="store_true", help="also print the SQL query count per request"
     )
     args = parser.parse_args()
-    server = os.environ.get("DATABASE_URL", "")
-    if not server.startswith(("postgres://", "postgresql://")):
+    server = postgres_server()
+    if server is None:
         print("set DATABASE_URL=postgres://user@host:port/db (the benchmark makes its own db)")
         return 2
-    bench_db = f"gridalign_bench_web_{os.getpid()}"
-    admin(server, f'CREATE DATABASE "{bench_db}"')
-    try:
-        os.environ["DATABASE_URL"] = with_database(server, bench_db)
+    with throwaway_database(server, "gridalign_bench_web"):
         os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gridalign.settings")
         os.environ["DEBUG"] = "false"
@@ -156,14 +153,6 @@ def main() -> int:
             os.environ[name] = "false"
         os.environ["SECURE_HSTS_SECONDS"] = "0"
         return run(args)
-    finally:
-        try:
-            from django.db import connections
-
-            connections.close_all()
-        except Exception:  # Django never set up: nothing to close
-            pass
-        admin(server, f'DROP DATABASE IF EXISTS "{bench_db}"')
 
 
 def run(args: argparse.Namespace) -> int:
