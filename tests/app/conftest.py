@@ -68,3 +68,43 @@ def client_for(client):
         return client
 
     return login
+
+
+# a small corpus for the seeding tests (tests/app/test_seeding.py, test_seed_learning.py)
+SENTENCES = [
+    ("the cat sat on the mat", "the cat was sitting on the mat"),
+    ("a dog ran in the park", "a dog was running in the park"),
+    ("the man bought a new car", "the man purchased a new car"),
+    ("she reads the paper every day", "she reads the newspaper daily"),
+    ("the children played in the garden", "the kids were playing in the garden"),
+    ("he quickly left the room", "he left the room in a hurry"),
+    ("the government raised taxes", "the government increased taxes"),
+    ("prices rose sharply last year", "prices increased sharply last year"),
+    ("the cat ran in the garden", "the cat was running in the garden"),
+    ("the man reads a new paper", "the man reads a new newspaper"),
+]
+
+
+@pytest.fixture
+def corpus(project):
+    """Ten small English paraphrase pairs (the last a trial pair), for the seeding tests."""
+    return [
+        SentencePair.objects.create(
+            project=project,
+            external_id=f"p{n}",
+            position=n,
+            source_tokens=src.split(),
+            target_tokens=tgt.split(),
+            is_trial=(n == 9),
+        )
+        for n, (src, tgt) in enumerate(SENTENCES)
+    ]
+
+
+def identity_links(pair):
+    return [
+        [i, j, "S"]
+        for i, w in enumerate(pair.source_tokens)
+        for j, v in enumerate(pair.target_tokens)
+        if w == v
+    ]

@@ -7,28 +7,13 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from annotator.models import AlignerRun, Assignment, Job, SeedAlignment, SentencePair
+from annotator.models import AlignerRun, Assignment, Job, SeedAlignment
 from annotator.selectors.queue import project_queue, resume_assignment
 from annotator.services.gold import set_gold
 from annotator.services.seeding import maybe_start_auto_retrain, seed_project
-from tests.app.test_seeding import SENTENCES, _identity_links
+from tests.app.conftest import identity_links
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def corpus(project):
-    return [
-        SentencePair.objects.create(
-            project=project,
-            external_id=f"p{n}",
-            position=n,
-            source_tokens=src.split(),
-            target_tokens=tgt.split(),
-            is_trial=(n == 9),
-        )
-        for n, (src, tgt) in enumerate(SENTENCES)
-    ]
 
 
 def write_gold(pairs, django_capture_on_commit_callbacks):
@@ -36,7 +21,7 @@ def write_gold(pairs, django_capture_on_commit_callbacks):
     returning the on-commit callbacks the writes queued (not run)."""
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         for pair in pairs:
-            set_gold(pair=pair, links=_identity_links(pair), origin="imported")
+            set_gold(pair=pair, links=identity_links(pair), origin="imported")
     return callbacks
 
 

@@ -15,50 +15,12 @@ from annotator.models import (
     Job,
     Membership,
     SeedAlignment,
-    SentencePair,
 )
 from annotator.services.seeding import seed_project
 from annotator.tasks import run_job_task as seed_task
+from tests.app.conftest import identity_links
 
 pytestmark = pytest.mark.django_db
-
-SENTENCES = [
-    ("the cat sat on the mat", "the cat was sitting on the mat"),
-    ("a dog ran in the park", "a dog was running in the park"),
-    ("the man bought a new car", "the man purchased a new car"),
-    ("she reads the paper every day", "she reads the newspaper daily"),
-    ("the children played in the garden", "the kids were playing in the garden"),
-    ("he quickly left the room", "he left the room in a hurry"),
-    ("the government raised taxes", "the government increased taxes"),
-    ("prices rose sharply last year", "prices increased sharply last year"),
-    ("the cat ran in the garden", "the cat was running in the garden"),
-    ("the man reads a new paper", "the man reads a new newspaper"),
-]
-
-
-@pytest.fixture
-def corpus(project):
-    pairs = [
-        SentencePair.objects.create(
-            project=project,
-            external_id=f"p{n}",
-            position=n,
-            source_tokens=src.split(),
-            target_tokens=tgt.split(),
-            is_trial=(n == 9),
-        )
-        for n, (src, tgt) in enumerate(SENTENCES)
-    ]
-    return pairs
-
-
-def _identity_links(pair):
-    return [
-        [i, j, "S"]
-        for i, w in enumerate(pair.source_tokens)
-        for j, v in enumerate(pair.target_tokens)
-        if w == v
-    ]
 
 
 def test_seeding_writes_one_valid_seed_per_pair_and_reports_progress(project, corpus):
@@ -128,7 +90,7 @@ def test_started_annotations_keep_their_seed_and_unstarted_ones_get_the_new_one(
 
 def test_retraining_uses_gold_but_not_trial_gold(project, corpus):
     for pair in corpus[:3] + [corpus[9]]:  # corpus[9] is a trial pair
-        GoldAlignment.objects.create(pair=pair, origin="imported", links=_identity_links(pair))
+        GoldAlignment.objects.create(pair=pair, origin="imported", links=identity_links(pair))
     result = seed_project(project=project, use_gold=True)
     assert result["gold_pairs"] == 3
     assert AlignerRun.objects.get(pk=result["aligner_run"]).note == "retrained with gold"

@@ -9,7 +9,6 @@ import pytest
 from alignment_core.aligner import AlignerConfig, train
 from annotator.models import AlignerRun, SeedAlignment
 from annotator.services.seeding import dequantise_posteriors, quantise_posteriors, seed_project
-from tests.app.test_seeding import corpus  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO_ROOT
+from tests.integration.test_worker_embedded import manage
 
 pytestmark = pytest.mark.integration
 
@@ -85,19 +86,7 @@ def test_rundev_beat_sweeps_a_stale_job_and_ctrl_c_stops_everything(tmp_path):
         JOB_SWEEP_EVERY="5",
     )
 
-    def manage(*args: str) -> str:
-        out = subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=REPO_ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert out.returncode == 0, out.stderr
-        return out.stdout
-
-    manage("migrate", "--noinput", "-v", "0")
+    manage(env, "migrate", "--noinput", "-v", "0")
     log = tmp_path / "rundev.log"
     with log.open("w") as sink:
         rundev = subprocess.Popen(
@@ -115,7 +104,7 @@ def test_rundev_beat_sweeps_a_stale_job_and_ctrl_c_stops_everything(tmp_path):
             what="the worker and its embedded beat to start",
         )
         # created after the worker's start-up sweep: only beat's periodic sweep can fail it
-        job_id = int(manage("shell", "--no-imports", "-c", MAKE_STALE_JOB).split()[-1])
+        job_id = int(manage(env, "shell", "--no-imports", "-c", MAKE_STALE_JOB).split()[-1])
 
         def job() -> tuple[str, str]:
             with sqlite3.connect(tmp_path / "gridalign.sqlite3", timeout=10) as db:
