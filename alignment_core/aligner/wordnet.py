@@ -75,6 +75,10 @@ MORPHY_RULES = (
     (),
 )
 
+# Entries kept per cache (words; synsets' pointer lists).
+WORD_CACHE = 50_000
+SYNSET_CACHE = 200_000
+
 WORDNET_NAMES = (
     "wordnet_synonym",
     "wordnet_related",
@@ -155,11 +159,13 @@ class WordNet:
                     exc[f[0]] = tuple(f[1:])
             self.exceptions.append(exc)
             self._data.append({int(line[:8]): line for line in _lines(self.folder / f"data.{pos}")})
-        self._bases = lru_cache(maxsize=None)(self._bases_uncached)
-        self._pointers = lru_cache(maxsize=None)(self._pointers_uncached)
-        self._synsets = lru_cache(maxsize=None)(self._synsets_uncached)
-        self._related = lru_cache(maxsize=None)(self._related_uncached)
-        self._related2 = lru_cache(maxsize=None)(self._related2_uncached)
+        # Bounded caches: the reader lives as long as a worker process (``shared_wordnet``) and
+        # sees every project's vocabulary; a project's words (a few thousand types) fit easily.
+        self._bases = lru_cache(maxsize=WORD_CACHE)(self._bases_uncached)
+        self._pointers = lru_cache(maxsize=SYNSET_CACHE)(self._pointers_uncached)
+        self._synsets = lru_cache(maxsize=WORD_CACHE)(self._synsets_uncached)
+        self._related = lru_cache(maxsize=WORD_CACHE)(self._related_uncached)
+        self._related2 = lru_cache(maxsize=WORD_CACHE)(self._related2_uncached)
 
     @classmethod
     def load(cls, folder: str | Path | None = None) -> WordNet | None:
