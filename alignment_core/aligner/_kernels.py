@@ -325,7 +325,34 @@ _NAMES = (
     "observed_counts",
     "jump_mstep",
     "jump_loglik",
+    "edit_distances",
 )
+
+
+@jit
+def edit_distances(a, la, b, lb, out):
+    """Levenshtein distance of many word pairs: row k of ``a`` (its first ``la[k]`` codes)
+    against row k of ``b`` (``lb[k]``), written to ``out[k]``; one row of the DP at a time."""
+    width = a.shape[1]
+    prev = np.empty(width + 1, dtype=np.int64)
+    cur = np.empty(width + 1, dtype=np.int64)
+    for k in range(a.shape[0]):
+        n, m = la[k], lb[k]
+        for c in range(m + 1):
+            prev[c] = c
+        for r in range(1, n + 1):
+            cur[0] = r
+            for c in range(1, m + 1):
+                cost = 0 if a[k, r - 1] == b[k, c - 1] else 1
+                best = prev[c - 1] + cost
+                if prev[c] + 1 < best:
+                    best = prev[c] + 1
+                if cur[c - 1] + 1 < best:
+                    best = cur[c - 1] + 1
+                cur[c] = best
+            for c in range(m + 1):
+                prev[c] = cur[c]
+        out[k] = prev[m]
 
 
 def plain_requested() -> bool:

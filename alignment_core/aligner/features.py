@@ -189,21 +189,17 @@ class _Types:
 
 def _levenshtein(a: np.ndarray, la: np.ndarray, b: np.ndarray, lb: np.ndarray) -> np.ndarray:
     """Edit distances of many word pairs at once: rows of ``a`` (lengths ``la``) against rows
-    of ``b`` (``lb``), char codes padded to the same width; one DP vectorised over pairs."""
-    count, width = a.shape
-    prev = np.broadcast_to(np.arange(width + 1), (count, width + 1)).copy()
-    out = np.where(la == 0, lb, 0)
-    for r in range(1, width + 1):
-        cur = np.empty_like(prev)
-        cur[:, 0] = r
-        for c in range(1, width + 1):
-            cost = (a[:, r - 1] != b[:, c - 1]).astype(np.int64)
-            cur[:, c] = np.minimum(
-                np.minimum(prev[:, c] + 1, cur[:, c - 1] + 1), prev[:, c - 1] + cost
-            )
-        hit = la == r
-        out[hit] = cur[hit, lb[hit]]
-        prev = cur
+    of ``b`` (``lb``), char codes padded to the same width (a compiled kernel)."""
+    from alignment_core.aligner._kernels import get_kernels
+
+    out = np.zeros(len(a), dtype=np.int64)
+    get_kernels().edit_distances(
+        np.ascontiguousarray(a, dtype=np.int64),
+        np.asarray(la, dtype=np.int64),
+        np.ascontiguousarray(b, dtype=np.int64),
+        np.asarray(lb, dtype=np.int64),
+        out,
+    )
     return out
 
 

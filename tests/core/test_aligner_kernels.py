@@ -71,3 +71,16 @@ def test_synthetic_corpus_is_seeded_and_consistent():
             substituted += target[j] != source[i]
             total += 1
     assert 0.12 < substituted / total < 0.28
+
+
+def test_edit_distances_compiled_and_plain_agree():
+    rng = np.random.default_rng(0)
+    width, count = 12, 300
+    a = rng.integers(97, 101, size=(count, width))  # a small alphabet: many shared letters
+    b = rng.integers(97, 101, size=(count, width))
+    la, lb = rng.integers(0, width + 1, count), rng.integers(0, width + 1, count)
+    compiled, plain = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
+    get_kernels(plain=False).edit_distances(a, la, b, lb, compiled)
+    get_kernels(plain=True).edit_distances(a, la, b, lb, plain)
+    assert np.array_equal(compiled, plain)
+    assert (compiled <= np.maximum(la, lb)).all() and (compiled >= np.abs(la - lb)).all()
