@@ -58,6 +58,15 @@ FEATURE_NAMES = (
     "column_sum",
     "row_has_identical",
     "column_has_identical",
+    "source_capital",
+    "target_capital",
+    "source_digit",
+    "target_digit",
+    "source_repeats",
+    "target_repeats",
+    "row_identical_count",
+    "column_identical_count",
+    "occurrence_gap",
 )
 _COLUMN = {name: k for k, name in enumerate(FEATURE_NAMES)}
 
@@ -174,6 +183,8 @@ class _Types:
             [folded.setdefault(casefold(w), len(folded)) for w in words], dtype=np.int64
         )
         self.exact = ids
+        self.capital = np.array([w[:1].isupper() for w in words], dtype=np.float64)
+        self.digit = np.array([any(c.isdigit() for c in w) for w in words], dtype=np.float64)
         self.folded = fold_of_type[ids]
         fwords = list(folded)
         self.fold_words = fwords
@@ -185,6 +196,25 @@ class _Types:
             cut = w[:MAX_CHARS]
             codes[k, : len(cut)] = [ord(c) for c in cut]
         self.codes = codes
+
+
+def _occurrences(folded: np.ndarray, shapes) -> tuple[np.ndarray, np.ndarray]:
+    """Per token (sources then targets): which occurrence of its word in its sentence it is
+    (0, 1, ...) and how many times the word occurs there."""
+    occurrence = np.zeros(len(folded))
+    repeats = np.zeros(len(folded))
+    lengths = [n for n, _ in shapes] + [m for _, m in shapes]
+    start = 0
+    for length in lengths:
+        seen: dict[int, int] = {}
+        for k in range(start, start + length):
+            w = int(folded[k])
+            occurrence[k] = seen.get(w, 0)
+            seen[w] = seen.get(w, 0) + 1
+        for k in range(start, start + length):
+            repeats[k] = seen[int(folded[k])]
+        start += length
+    return occurrence, repeats
 
 
 def _levenshtein(a: np.ndarray, la: np.ndarray, b: np.ndarray, lb: np.ndarray) -> np.ndarray:
@@ -284,8 +314,10 @@ def cell_features(
     n_rows, n_cols = grid.n_rows, grid.n_cols
     row_sum = np.bincount(row, weights=mean, minlength=n_rows)[row]
     col_sum = np.bincount(col, weights=mean, minlength=n_cols)[col]
-    row_ident = np.bincount(row, weights=ident_fold, minlength=n_rows)[row] > 0
-    col_ident = np.bincount(col, weights=ident_fold, minlength=n_cols)[col] > 0
+    row_ident_n = np.bincount(row, weights=ident_fold, minlength=n_rows)[row]
+    col_ident_n = np.bincount(col, weights=ident_fold, minlength=n_cols)[col]
+    row_ident, col_ident = row_ident_n > 0, col_ident_n > 0
+    occurrence, repeats = _occurrences(types.folded, shapes)
 
     columns = [
         pf,
@@ -319,6 +351,15 @@ def cell_features(
         col_sum,
         row_ident.astype(np.float64),
         col_ident.astype(np.float64),
+        types.capital[s_exact],
+        types.capital[t_exact],
+        types.digit[s_exact],
+        types.digit[t_exact],
+        repeats[row],
+        repeats[n_src_tokens + col],
+        row_ident_n,
+        col_ident_n,
+        np.where(ident_fold > 0, np.abs(occurrence[row] - occurrence[n_src_tokens + col]), -1.0),
     ]
     return np.column_stack(columns).astype(np.float32), grid
 

@@ -99,6 +99,32 @@ def test_identity_spelling_position_and_punctuation():
     assert cell(X, grid, 0, 1, 1, "identical_next_diagonal") == 0  # (2,2) is "." / "was"
 
 
+def test_word_shape_and_repeated_words():
+    pairs = [
+        (
+            ["In", "2008", ",", "the", "cat", "saw", "the", "dog"],
+            ["the", "dog", "saw", "the", "cat"],
+        )
+    ]
+    X, _ = features_of(pairs)
+
+    def at(i, j, name):
+        return float(X[i * len(pairs[0][1]) + j, F[name]])
+
+    assert at(0, 0, "source_capital") == 1 == 1 - at(3, 0, "source_capital")
+    assert at(1, 0, "source_digit") == 1 and at(0, 0, "source_digit") == 0
+    assert at(0, 0, "target_capital") == 0 == at(0, 0, "target_digit")
+    # "the" twice in each sentence; "cat" once
+    assert at(3, 0, "source_repeats") == 2 == at(3, 0, "target_repeats")
+    assert at(4, 4, "source_repeats") == 1
+    assert at(3, 1, "row_identical_count") == 2  # the source "the": two in the target
+    assert at(0, 4, "column_identical_count") == 1  # the target "cat": one source "cat"
+    # which "the" is which: the first with the first (gap 0), the first with the second (1)
+    assert at(3, 0, "occurrence_gap") == 0 == at(6, 3, "occurrence_gap")
+    assert at(3, 3, "occurrence_gap") == 1 == at(6, 0, "occurrence_gap")
+    assert at(4, 0, "occurrence_gap") == -1  # cat / the: not the same word
+
+
 def test_posteriors_viterbi_and_neighbours():
     pairs = PAIRS[1:]
     fwd = [np.array([[0.9, 0.1], [0.2, 0.6]])]
