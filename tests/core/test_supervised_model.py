@@ -127,12 +127,38 @@ def test_too_little_gold_falls_back_to_the_hmm_and_says_so():
 def test_deterministic_for_a_seed():
     pairs, gold = planted_corpus(40, seed=3)
     gold_map = {n: gold[n] for n in range(25)}
-    a = train_seed_model(pairs, gold_map, config=CFG, link_config=FAST)
-    b = train_seed_model(pairs, gold_map, config=CFG, link_config=FAST)
+    # the folds are fitted in threads: one thread or two, the same model
+    two = LinkModelConfig(**{**FAST.to_dict(), "workers": 2})
+    one = LinkModelConfig(**{**FAST.to_dict(), "workers": 1})
+    a = train_seed_model(pairs, gold_map, config=CFG, link_config=two)
+    b = train_seed_model(pairs, gold_map, config=CFG, link_config=one)
+    assert len(a.stages.first.models) == FAST.folds
+    assert (a.stages.first.workers, b.stages.first.workers) == (2, 1)
     assert a.threshold == b.threshold and a.info["cv"] == b.info["cv"]
     pa, pb = a.probabilities(pairs), b.probabilities(pairs)
     assert all(np.array_equal(x, y) for x, y in zip(pa, pb, strict=True))
     assert a.align(pairs) == b.align(pairs)
+
+
+def test_the_seeding_classifier_is_the_mean_of_the_fold_classifiers(planted):
+    pairs, _, model = planted
+    stage = model.stages.second
+    assert len(stage.models) == FAST.folds
+    X = np.random.default_rng(0).random((50, stage.n_features_in_))
+    each = [m.predict_proba(X)[:, 1] for m in stage.models]
+    assert not np.allclose(each[0], each[1])  # the folds saw different gold
+    assert np.allclose(stage.predict_proba(X)[:, 1], np.mean(each, axis=0))
+    assert np.allclose(stage.predict_proba(X).sum(axis=1), 1.0)
+
+
+def test_sure_or_possible_is_only_read_where_a_link_is_predicted(planted):
+    pairs, _, model = planted
+    X, grid = model.cell_inputs(pairs[60:70])
+    prob, sure = model.stages.predict(X, grid, model.threshold)
+    assert (prob >= model.threshold).any() and (sure[prob < model.threshold] == 0).all()
+    linked = prob >= model.threshold
+    _, all_sure = model.stages.predict(X, grid, 0.0)
+    assert np.allclose(sure[linked], all_sure[linked]) and (all_sure[~linked] > 0).any()
 
 
 def test_bad_gold_and_settings_are_refused_with_the_reason():
