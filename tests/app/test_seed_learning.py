@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
+from alignment_core.aligner.link_model import LinkModelConfig
 from annotator.models import AlignerRun, Assignment, Job, SeedAlignment
 from annotator.selectors.queue import project_queue, resume_assignment
 from annotator.services.gold import set_gold
@@ -38,7 +39,10 @@ def test_enough_gold_trains_the_supervised_model_and_reports_it(
         assert figures["edits_per_pair"] >= 0
     assert 0 < result["threshold"] < 1
     run = AlignerRun.objects.get(pk=result["aligner_run"])
-    assert run.config["model_kind"] == "supervised" and run.config["link_model"]["folds"] == 3
+    assert (
+        run.config["model_kind"] == "supervised"
+        and run.config["link_model"]["folds"] == LinkModelConfig().folds
+    )
     assert result["wordnet"] == run.config["wordnet"] == "WordNet 3.0"
     assert run.note == result["model_note"]
     seeds = SeedAlignment.objects.filter(aligner_run=run)
