@@ -107,6 +107,8 @@ class LinkModelConfig:
     * ``workers``: threads fitting a stage's fold classifiers side by side (None: one per
       core). Four folds keep two cores busy in two rounds, and each classifier sees ¾ of the
       gold.
+    * ``first_stage_iter``: the first stage's trees when a second stage follows (its
+      probabilities are only the second stage's context; 20 did as well as 40).
     """
 
     min_gold_pairs: int = MIN_GOLD_PAIRS
@@ -125,6 +127,7 @@ class LinkModelConfig:
     wordnet: bool = True
     symmetric: bool = True
     workers: int | None = None
+    first_stage_iter: int = 20
 
     def __post_init__(self) -> None:
         problems = []
@@ -132,8 +135,10 @@ class LinkModelConfig:
             problems.append("min_gold_pairs must be >= 2")
         if self.folds < 2:
             problems.append("folds must be >= 2")
-        if self.max_iter < 1 or self.max_leaf_nodes < 2 or self.min_samples_leaf < 1:
-            problems.append("max_iter >= 1, max_leaf_nodes >= 2 and min_samples_leaf >= 1")
+        if min(self.max_iter, self.first_stage_iter, self.min_samples_leaf) < 1:
+            problems.append("max_iter, first_stage_iter and min_samples_leaf must be >= 1")
+        if self.max_leaf_nodes < 2:
+            problems.append("max_leaf_nodes must be >= 2")
         if not 0.0 < self.learning_rate <= 1.0:
             problems.append("learning_rate must lie in (0, 1]")
         if self.workers is not None and self.workers < 1:
@@ -147,6 +152,10 @@ class LinkModelConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def first_stage(self) -> LinkModelConfig:
+        """The settings of a first stage that feeds a second: ``first_stage_iter`` trees."""
+        return LinkModelConfig(**{**self.to_dict(), "max_iter": self.first_stage_iter})
 
 
 def _classifier(cfg: LinkModelConfig):
@@ -451,11 +460,12 @@ def train_seed_model(
         ``only``, if given) scores fold k's ``within`` rows (those in ``scored``, if given).
         The out-of-fold probabilities, and the fold classifiers as one averaged model."""
         step = stage_names.index(name)
+        settings = lcfg if step or lcfg.stages == 1 else lcfg.first_stage()
         report(0.6 + 0.4 * step / len(stage_names), f"fitting the link model: {name}")
         train_rows = [within & (fold != k) & (True if only is None else only) for k in folds]
         test_rows = [within & (fold == k) & (True if scored is None else scored) for k in folds]
         models = _in_threads(
-            lambda rows: _fit(lcfg, inputs[rows], labels[rows], only is not None),
+            lambda rows: _fit(settings, inputs[rows], labels[rows], only is not None),
             train_rows,
             workers,
         )

@@ -142,6 +142,10 @@ def test_deterministic_for_a_seed():
 
 def test_the_seeding_classifier_is_the_mean_of_the_fold_classifiers(planted):
     pairs, _, model = planted
+    # the first stage, which only feeds the second its context, grows fewer trees
+    assert {m.n_iter_ for m in model.stages.first.models} == {FAST.first_stage_iter}
+    assert {m.n_iter_ for m in model.stages.second.models} == {FAST.max_iter}
+    assert FAST.first_stage_iter < FAST.max_iter
     stage = model.stages.second
     assert len(stage.models) == FAST.folds
     X = np.random.default_rng(0).random((50, stage.n_features_in_))
@@ -171,3 +175,7 @@ def test_bad_gold_and_settings_are_refused_with_the_reason():
         train_seed_model(pairs, wrong, config=CFG, link_config=FAST)
     with pytest.raises(ValueError, match="folds"):
         LinkModelConfig(folds=1)
+    with pytest.raises(ValueError, match="first_stage_iter"):
+        LinkModelConfig(first_stage_iter=0)
+    with pytest.raises(ValueError, match="workers"):
+        LinkModelConfig(workers=0)
