@@ -47,7 +47,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -155,7 +155,7 @@ class LinkModelConfig:
 
     def first_stage(self) -> LinkModelConfig:
         """The settings of a first stage that feeds a second: ``first_stage_iter`` trees."""
-        return LinkModelConfig(**{**self.to_dict(), "max_iter": self.first_stage_iter})
+        return replace(self, max_iter=self.first_stage_iter)
 
 
 def _classifier(cfg: LinkModelConfig):
@@ -576,7 +576,7 @@ def _fit(lcfg: LinkModelConfig, X: np.ndarray, y: np.ndarray, sure_model: bool):
     if len(y) == 0 or y.all() or not y.any():
         return _Constant(1.0 if len(y) == 0 or y.all() else 0.0)
     if sure_model:  # fewer rows, an easier question: half the trees
-        lcfg = LinkModelConfig(**{**lcfg.to_dict(), "max_iter": max(lcfg.max_iter // 2, 1)})
+        lcfg = replace(lcfg, max_iter=max(lcfg.max_iter // 2, 1))
     with _one_thread():
         return _classifier(lcfg).fit(X, y)
 
