@@ -622,8 +622,15 @@ class LinkStages:
         prob[rows] = _proba(self.first, stage_input)
         if self.second is not None:
             context = context_features(prob, grid)
-            rows = rows | _beside_a_likely_link(context, self.widen)
-            stage_input = np.hstack([self.views.first(X[rows]), self.views.context(context[rows])])
+            wider = rows | _beside_a_likely_link(context, self.widen)
+            # the candidates' view is already computed: only the cells beside a likely link
+            # are new (both in cell order, so the candidates keep their relative order)
+            was_candidate = rows[wider]
+            view = np.empty((int(wider.sum()), stage_input.shape[1]), dtype=stage_input.dtype)
+            view[was_candidate] = stage_input
+            view[~was_candidate] = self.views.first(X[wider & ~rows])
+            rows = wider
+            stage_input = np.hstack([view, self.views.context(context[rows])])
             prob = np.zeros(len(X))
             prob[rows] = _proba(self.second, stage_input)
         sure = np.zeros(len(X))
