@@ -620,6 +620,16 @@ def test_a_pair_of_150_by_150_with_sticky_rotated_headers(live_server, page, dja
             and shown["y"] + shown["height"] <= line["y"] + line["height"] + 1
         )
     assert page.locator(".ga-sentence[data-side=source]").bounding_box()["height"] < 120
+    # hanging indent: a wrapped line starts under the first word, not under the label
+    starts = page.evaluate(
+        """() => {
+          const words = [...document.querySelectorAll('.ga-word[data-side=source]')];
+          const top = words[0].offsetTop;
+          const next = words.find((w) => w.offsetTop > top);
+          return [words[0].offsetLeft, next.offsetLeft];
+        }"""
+    )
+    assert abs(starts[0] - starts[1]) <= 1, starts
     corner.click()
     expect(corner).to_have_attribute("data-state", "sure")
     saved(page)

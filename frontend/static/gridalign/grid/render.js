@@ -280,7 +280,7 @@ export function mountGrid(container, options) {
   let words = { source: [], target: [] };
   if (sentences) {
     const line = (side, tokens, title) =>
-      `<p class="ga-sentence" data-side="${side}"><span class="ga-sentence-label">${title}</span> ` +
+      `<p class="ga-sentence" data-side="${side}"><span class="ga-sentence-label">${title}</span>` +
       tokens.map((t, k) => `<span class="ga-word" data-side="${side}" data-k="${k}">${escapeHtml(t)}</span>`).join(" ") +
       "</p>";
     sentences.innerHTML = line("source", source, "Rows") + line("target", target, "Columns");
