@@ -155,6 +155,21 @@ def test_the_seeding_classifier_is_the_mean_of_the_fold_classifiers(planted):
     assert np.allclose(stage.predict_proba(X).sum(axis=1), 1.0)
 
 
+def test_the_trees_read_column_major_input_with_the_same_result(planted):
+    from alignment_core.aligner.link_model import _by_column
+
+    pairs, _, model = planted
+    X, _ = model.cell_inputs(pairs[60:70])
+    X = model.stages.views.first(X)
+    columns = _by_column(X)
+    assert columns.flags.f_contiguous and columns.dtype == np.float64
+    assert np.array_equal(columns, X)
+    # scored by each fold classifier straight from row-major float32, and through the model
+    rows = np.ascontiguousarray(X, dtype=np.float32)
+    each = np.mean([m.predict_proba(rows)[:, 1] for m in model.stages.first.models], axis=0)
+    assert np.array_equal(model.stages.first.predict_proba(rows)[:, 1], each)
+
+
 def test_sure_or_possible_is_only_read_where_a_link_is_predicted(planted):
     pairs, _, model = planted
     X, grid = model.cell_inputs(pairs[60:70])
