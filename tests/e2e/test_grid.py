@@ -656,6 +656,25 @@ def test_the_page_at_200_percent_zoom_by_keyboard_alone(
         width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
         assert width[0] <= width[1] + 1, f"the page scrolls sideways at 200 %: {width}"
         shot(page, "grid-zoom-200")
+        # at no scroll position does the save indicator cover the Submit button (the head
+        # wraps at 200 %; a sticky indicator slid over the buttons' line)
+        covered = page.evaluate(
+            """() => {
+                const save = document.querySelector("[data-field=save]");
+                const submit = document.querySelector("[data-action=submit]");
+                const bottom = submit.getBoundingClientRect().bottom + window.scrollY;
+                const hits = [];
+                for (let y = 0; y <= bottom; y += 2) {
+                    window.scrollTo(0, y);
+                    const a = save.getBoundingClientRect(), b = submit.getBoundingClientRect();
+                    if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
+                        hits.push(y);
+                }
+                window.scrollTo(0, 0);
+                return hits;
+            }"""
+        )
+        assert covered == [], f"the save indicator covers Submit when scrolled to {covered}"
         # by keyboard alone: the grid has the focus on opening; edit, then submit with Enter
         assert page.evaluate("document.activeElement.getAttribute('role')") == "grid"
         page.keyboard.press("ArrowRight")
