@@ -585,7 +585,8 @@ def test_a_flagged_pair_can_be_skipped_and_unsaved_changes_warn(
 def test_a_pair_of_150_by_150_with_sticky_rotated_headers(live_server, page, django_user_model):
     from playwright.sync_api import expect
 
-    words = [f"word{n}" for n in range(150)]
+    # hyphenated: a line may not break inside a token (it would read as two tokens)
+    words = [f"word-{n}" for n in range(150)]
     _, (big,) = build(
         django_user_model,
         [{"source": words, "target": words, "seed": [[k, k, "S"] for k in range(0, 150, 4)]}],
@@ -630,6 +631,11 @@ def test_a_pair_of_150_by_150_with_sticky_rotated_headers(live_server, page, dja
         }"""
     )
     assert abs(starts[0] - starts[1]) <= 1, starts
+    split = page.evaluate(
+        "() => [...document.querySelectorAll('.ga-word')]"
+        ".filter((w) => w.getClientRects().length > 1).map((w) => w.textContent)"
+    )
+    assert split == [], f"tokens broken across two lines: {split}"
     corner.click()
     expect(corner).to_have_attribute("data-state", "sure")
     saved(page)
