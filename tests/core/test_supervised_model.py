@@ -3,6 +3,8 @@ possible, falls back to the HMM without enough gold, and is deterministic for a 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -128,8 +130,7 @@ def test_deterministic_for_a_seed():
     pairs, gold = planted_corpus(40, seed=3)
     gold_map = {n: gold[n] for n in range(25)}
     # the folds are fitted in threads: one thread or two, the same model
-    two = LinkModelConfig(**{**FAST.to_dict(), "workers": 2})
-    one = LinkModelConfig(**{**FAST.to_dict(), "workers": 1})
+    two, one = replace(FAST, workers=2), replace(FAST, workers=1)
     a = train_seed_model(pairs, gold_map, config=CFG, link_config=two)
     b = train_seed_model(pairs, gold_map, config=CFG, link_config=one)
     assert len(a.stages.first.models) == FAST.folds
