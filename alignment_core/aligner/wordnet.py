@@ -23,15 +23,25 @@ found by WordNet's own "morphy" rules and exception lists, in every part of spee
 * ``related2``: three pointers apart, the third step up (hypernym or similar-to);
 * ``same_lemma``: they share a base form ("admits" / "admitted");
 * ``known``: WordNet knows both words (else the relations say nothing).
+
+And what the definitions say (``WordNet.gloss``), which reaches words no pointer joins
+("devastating": *wreaking or capable of wreaking complete destruction*):
+
+* ``gloss``: one word (its base form) is in a definition of the other's synsets;
+* ``gloss_related``: ... in a definition of the other's ``related`` synsets;
+* ``gloss_overlap``: how much the two words' definitions share (cosine of their sets of
+  content words' base forms).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -92,7 +102,50 @@ WORDNET_NAMES = (
     "wordnet_column_related_other",
     "wordnet_row_related2_other",
     "wordnet_column_related2_other",
+    "wordnet_gloss",
+    "wordnet_gloss_related",
+    "wordnet_gloss_overlap",
 )
+# Words of a definition that say nothing about its meaning (and words under 3 letters).
+GLOSS_STOPWORDS = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "from",
+        "that",
+        "this",
+        "these",
+        "those",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "what",
+        "when",
+        "where",
+        "how",
+        "not",
+        "any",
+        "some",
+        "one",
+        "but",
+        "are",
+        "was",
+        "were",
+        "been",
+        "being",
+        "its",
+        "etc",
+        "esp",
+        "especially",
+        "used",
+        "someone",
+        "something",
+    ]
+)
+_GLOSS_WORD = re.compile(r"[a-z]+")
 
 
 @dataclass(frozen=True)
@@ -166,6 +219,9 @@ class WordNet:
         self._synsets = lru_cache(maxsize=WORD_CACHE)(self._synsets_uncached)
         self._related = lru_cache(maxsize=WORD_CACHE)(self._related_uncached)
         self._related2 = lru_cache(maxsize=WORD_CACHE)(self._related2_uncached)
+        self._definition = lru_cache(maxsize=SYNSET_CACHE)(self._definition_uncached)
+        self._gloss_words = lru_cache(maxsize=WORD_CACHE)(self._gloss_words_uncached)
+        self._forms = lru_cache(maxsize=WORD_CACHE)(self._forms_uncached)
 
     @classmethod
     def load(cls, folder: str | Path | None = None) -> WordNet | None:
@@ -229,6 +285,51 @@ class WordNet:
             out.append((symbol, _synset_id(_POS_TAG[pos], int(target))))
         return tuple(out)
 
+    def _definition_uncached(self, synset: int) -> frozenset[str]:
+        """The base forms of the content words of a synset's definition (its gloss up to the
+        first ";", where the examples begin)."""
+        k, offset = divmod(synset, 10**8)
+        line = self._data[k].get(offset, "")
+        text = line.split(" | ", 1)[1].split(";", 1)[0].lower() if " | " in line else ""
+        out: set[str] = set()
+        for token in _GLOSS_WORD.findall(text):
+            if len(token) >= 3 and token not in GLOSS_STOPWORDS:
+                out.update(self._forms(token))
+        return frozenset(out)
+
+    def definition(self, synset: int) -> frozenset[str]:
+        """The base forms of the content words of a synset's definition."""
+        return self._definition(synset)
+
+    def _gloss_words_uncached(self, word: str, related: bool) -> frozenset[str]:
+        synsets = self._related(word) if related else self._synsets(word)
+        return frozenset().union(*(self._definition(s) for s in synsets))
+
+    def gloss_words(self, word: str, related: bool = False) -> frozenset[str]:
+        """The base forms of the content words in the definitions of a casefolded word's
+        synsets (with ``related``: of its ``related`` synsets)."""
+        return self._gloss_words(word, related)
+
+    def _forms_uncached(self, word: str) -> frozenset[str]:
+        return self.lemmas(word) or frozenset((word,))
+
+    def forms(self, word: str) -> frozenset[str]:
+        """How a word can appear in a definition: its base forms, else itself."""
+        return self._forms(word)
+
+    def gloss(self, a: str, b: str) -> tuple[float, float, float]:
+        """``gloss``, ``gloss_related`` and ``gloss_overlap`` of two words (casefolded
+        first); identical words score 1 on each."""
+        a, b = a.casefold(), b.casefold()
+        if a == b:
+            return (1.0, 1.0, 1.0)
+        fa, fb = self.forms(a), self.forms(b)
+        ga, gb = self.gloss_words(a), self.gloss_words(b)
+        hit = bool(fb & ga or fa & gb)
+        hit_related = bool(fb & self.gloss_words(a, True) or fa & self.gloss_words(b, True))
+        overlap = len(ga & gb) / np.sqrt(len(ga) * len(gb)) if ga and gb else 0.0
+        return (float(hit), float(hit_related), float(overlap))
+
     def _related_uncached(self, word: str) -> frozenset[int]:
         """The word's synsets and those one related pointer away."""
         out = set(self._synsets(word))
@@ -274,14 +375,13 @@ def wordnet_features(
     """``WORDNET_NAMES`` for every cell of ``grid`` (the cells of ``pairs``), float32: the two
     words' ``Relation``, and how many *other* cells of the row and of the column hold a
     synonym, a related word, a word three pointers away (a word with a synonym elsewhere in
-    the other sentence is less likely linked here). Without a WordNet every cell is "unknown".
+    the other sentence is less likely linked here), and what their definitions say
+    (``WordNet.gloss``). Without a WordNet every cell is "unknown".
 
     Vectorised: each word type's synsets, neighbourhoods and base forms become rows of sparse
     0/1 matrices, and a relation of two words is a non-zero in a product of two of them, so
-    the cost does not grow with a Python loop over cells (``WordNet.relation`` is the same
-    relation, one pair at a time)."""
-    from scipy import sparse
-
+    the cost does not grow with a Python loop over cells (``WordNet.relation`` and
+    ``WordNet.gloss`` are the same, one pair at a time)."""
     out = np.zeros((len(grid), len(WORDNET_NAMES)), dtype=np.float32)
     if not len(grid):
         return out
@@ -305,13 +405,7 @@ def wordnet_features(
             for x in members:
                 ids.setdefault(x, len(ids))
 
-    def incidence(sets: list) -> sparse.csr_matrix:
-        rows = np.repeat(np.arange(len(sets)), [len(x) for x in sets])
-        cols = np.fromiter((ids[x] for members in sets for x in members), dtype=np.int64)
-        data = np.ones(len(rows), dtype=np.float32)
-        return sparse.csr_matrix((data, (rows, cols)), shape=(len(sets), max(len(ids), 1)))
-
-    S, R, R2, L = (incidence(sets) for sets in neighbourhoods)
+    S, R, R2, L = (_incidence(sets, ids) for sets in neighbourhoods)
     a, b = src[grid.row], tgt[grid.col]
 
     def meets(A, B) -> np.ndarray:
@@ -334,7 +428,80 @@ def wordnet_features(
         v = out[:, column].astype(np.float64)
         out[:, 6 + 2 * k] = np.bincount(grid.row, weights=v, minlength=grid.n_rows)[grid.row] - v
         out[:, 7 + 2 * k] = np.bincount(grid.col, weights=v, minlength=grid.n_cols)[grid.col] - v
+    out[:, 12:15] = _gloss_columns(wordnet, words, a, b, S, R, ids)
+    out[identical, 12:15] = 1.0
     return out
+
+
+def _incidence(sets: Sequence[frozenset], ids: dict) -> Any:
+    """Rows of 0/1: ``sets[r]``'s members, as columns numbered by ``ids``."""
+    from scipy import sparse
+
+    rows = np.repeat(np.arange(len(sets)), [len(x) for x in sets])
+    cols = np.fromiter((ids[x] for members in sets for x in members), dtype=np.int64)
+    data = np.ones(len(rows), dtype=np.float32)
+    return sparse.csr_matrix((data, (rows, cols)), shape=(len(sets), max(len(ids), 1)))
+
+
+# Word-type pairs whose shared definition words are counted at once (bounds the memory).
+GLOSS_CHUNK = 50_000
+
+
+def _gloss_columns(
+    wordnet: WordNet,
+    words: list[str],
+    a: np.ndarray,
+    b: np.ndarray,
+    synsets: Any,
+    related: Any,
+    ids: dict,
+) -> np.ndarray:
+    """``wordnet_gloss``, ``wordnet_gloss_related`` and ``wordnet_gloss_overlap`` of the word
+    types ``words[a]`` and ``words[b]`` (``WordNet.gloss``, vectorised). ``synsets`` and
+    ``related`` are the types' synsets and related synsets as 0/1 rows over ``ids``.
+
+    Each synset's definition is read once, as a 0/1 row over words; a type's definition words
+    are then a product (its synsets × their definitions), and a word's forms (one to three)
+    against the other's definition words another. The overlap of two definitions (sets of
+    dozens of words) is counted row by row, once per distinct pair of types."""
+    words_ids: dict[str, int] = {}
+    forms = [wordnet.forms(w) for w in words]
+    for members in forms:
+        for x in members:
+            words_ids.setdefault(x, len(words_ids))
+    defined: list[frozenset[str]] = [frozenset()] * max(len(ids), 1)
+    read = np.unique(related.indices)  # own synsets are among the related ones
+    keys = list(ids)
+    for k in read:
+        if isinstance(keys[k], int):
+            defined[k] = wordnet.definition(keys[k])
+            for x in defined[k]:
+                words_ids.setdefault(x, len(words_ids))
+    F = _incidence(forms, words_ids)
+    D = _incidence(defined, words_ids)
+    G, GR = (_binary(M @ D) for M in (synsets, related))
+
+    def meets(A, B) -> np.ndarray:
+        product = (A @ B.T).tocsr()
+        return (np.asarray(product[a, b]).ravel() > 0) | (np.asarray(product[b, a]).ravel() > 0)
+
+    hit = meets(F, G)
+    hit_related = meets(F, GR)
+    codes, inverse = np.unique(a.astype(np.int64) * len(words) + b, return_inverse=True)
+    ua, ub = codes // len(words), codes % len(words)
+    shared = np.zeros(len(codes))
+    for lo in range(0, len(codes), GLOSS_CHUNK):
+        hi = lo + GLOSS_CHUNK
+        shared[lo:hi] = np.asarray(G[ua[lo:hi]].multiply(G[ub[lo:hi]]).sum(axis=1)).ravel()
+    size = np.diff(G.indptr).astype(np.float64)
+    overlap = shared / np.sqrt(np.maximum(size[ua] * size[ub], 1.0))
+    return np.column_stack([hit, hit_related, overlap[inverse.ravel()]])
+
+
+def _binary(M: Any) -> Any:
+    M = M.tocsr()
+    M.data[:] = 1.0
+    return M
 
 
 @lru_cache(maxsize=1)

@@ -21,19 +21,32 @@ LICENSE = "  1 This software and database is being provided to you\r\n  2 by Pri
 
 def write_database(folder):
     """Four synsets: {dog, domestic_dog} → hypernym {canine} → hypernym {carnivore};
-    {puppy} → hypernym {dog}; {run} a verb with "ran" as its exception form. CR LF line
-    ends and the license header, as the pinned distribution ships the files."""
+    {puppy} → hypernym {dog}; {run} a verb with "ran" as its exception form. Definitions for
+    dog (with an example), canine and puppy. CR LF line ends and the license header, as the
+    pinned distribution ships the files."""
 
-    def data_line(offset, pos, words, pointers):
+    def data_line(offset, pos, words, pointers, gloss="gloss"):
         ws = " ".join(f"{w} 0" for w in words)
         ps = " ".join(f"{sym} {target:08d} {p} 0000" for sym, target, p in pointers)
-        return f"{offset:08d} 05 {pos} {len(words):02x} {ws} {len(pointers):03d} {ps} | gloss  "
+        return f"{offset:08d} 05 {pos} {len(words):02x} {ws} {len(pointers):03d} {ps} | {gloss}  "
 
     nouns = [
-        data_line(100, "n", ["dog", "domestic_dog"], [("@", 200, "n"), ("~", 400, "n")]),
-        data_line(200, "n", ["canine"], [("@", 300, "n"), ("~", 100, "n")]),
+        data_line(
+            100,
+            "n",
+            ["dog", "domestic_dog"],
+            [("@", 200, "n"), ("~", 400, "n")],
+            'a domesticated carnivore; "the dog barked all night"',
+        ),
+        data_line(
+            200,
+            "n",
+            ["canine"],
+            [("@", 300, "n"), ("~", 100, "n")],
+            "a carnivore of the dog family",
+        ),
         data_line(300, "n", ["carnivore"], [("~", 200, "n")]),
-        data_line(400, "n", ["puppy"], [("@", 100, "n")]),
+        data_line(400, "n", ["puppy"], [("@", 100, "n")], "a young dog"),
     ]
     files = {
         "data.noun": nouns,
@@ -73,6 +86,40 @@ def test_the_reader_on_a_hand_made_database(tmp_path):
     assert wn.relation("Dog", "dog").values() == (1.0,) * 6
 
 
+def test_what_the_definitions_say_on_a_hand_made_database(tmp_path):
+    wn = WordNet.load(write_database(tmp_path))
+    # the definition's content words as base forms; the example after ";" left out, and
+    # the words of a definition that say nothing ("a", "of", "the")
+    assert wn.gloss_words("dogs") == {"domesticated", "carnivore"}
+    assert wn.gloss_words("canine") == {"carnivore", "dog", "family"}
+    # with related: the definitions of dog's neighbours (canine, puppy) too
+    assert wn.gloss_words("dog", related=True) == {
+        "domesticated",
+        "carnivore",
+        "dog",
+        "family",
+        "young",
+    }
+    hit, hit_related, overlap = wn.gloss("Dogs", "carnivore")  # in dog's own definition
+    assert (hit, hit_related) == (1.0, 1.0) and overlap == 0.0  # carnivore has no definition
+    assert wn.gloss("carnivore", "dog")[:2] == (1.0, 1.0)  # either way round
+    # puppy's definition says "dog"; only a neighbour's (dog's) says "carnivore"
+    assert wn.gloss("puppy", "carnivore")[:2] == (0.0, 1.0)
+    assert wn.gloss("dog", "barked") == (0.0, 0.0, 0.0)  # only the example says it
+    # dog {domesticated, carnivore} and canine {carnivore, dog, family} share one word
+    assert wn.gloss("dog", "canine")[2] == pytest.approx(1 / np.sqrt(2 * 3))
+    assert wn.gloss("Canine", "canine") == (1.0, 1.0, 1.0)
+    assert wn.gloss("dog", "Jidong") == (0.0, 0.0, 0.0)
+    # the per-cell features are the same relation, vectorised
+    pairs = [(["the", "dogs", "puppy"], ["canine", "carnivore", "dog", "barked"])]
+    grid = CellGrid.of([(3, 4)])
+    X = wordnet_features(grid, pairs, wn)
+    gloss = [W["wordnet_gloss"], W["wordnet_gloss_related"], W["wordnet_gloss_overlap"]]
+    for k in range(len(grid)):
+        a, b = pairs[0][0][grid.i[k]], pairs[0][1][grid.j[k]]
+        assert X[k, gloss] == pytest.approx(wn.gloss(a, b)), (a, b)
+
+
 def test_without_the_installed_data_there_is_no_wordnet(tmp_path, monkeypatch):
     import alignment_core.aligner.wordnet as module
 
@@ -93,6 +140,9 @@ def test_the_installed_wordnet_is_found_and_knows_english():
     assert wn.relation("hound", "dog").related
     assert not wn.relation("Ningguo", "Huaihai").known
     assert not wn.relation("big", "table").synonym
+    # a definition reaches what no pointer does: "release" is "... available ..."
+    assert wn.gloss("released", "available")[0] == 1.0
+    assert not wn.relation("released", "available").related
 
 
 def test_features_per_cell_match_the_relation_of_each_pair():
@@ -109,6 +159,7 @@ def test_features_per_cell_match_the_relation_of_each_pair():
         for a in s:
             for b in t:
                 assert tuple(X[k, :6]) == wn.relation(a, b).values(), (a, b)
+                assert X[k, 12:15] == pytest.approx(wn.gloss(a, b)), (a, b)
                 k += 1
     # "large" (pair 1, row 2) has a synonym in two other cells of its row: "big", "big"
     base = int(grid.offsets[1])
