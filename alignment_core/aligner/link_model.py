@@ -14,9 +14,9 @@ cell of each gold pair becomes a row of ``features.FEATURE_NAMES`` — both dire
 posteriors and Viterbi links, identity, spelling, position, neighbouring posteriors,
 punctuation, frequency — plus what the gold says about its words (``features.GoldLexicon``:
 how often this word pair and each word were linked, counted out of fold while training), how
-the two words relate in English WordNet (``wordnet``: synonyms, related words, one lemma),
-and is labelled "linked" when it is a gold link (sure or possible). The classifiers see these
-features symmetrised (``features.Symmetriser``): an alignment is a symmetric relation, so
+the two words relate in English WordNet (``wordnet``: synonyms, related words, one lemma,
+what their definitions say), and is labelled "linked" when it is a gold link (sure or
+possible). The classifiers see these features symmetrised (``features.Symmetriser``): an alignment is a symmetric relation, so
 "forward posterior 0.8, backward 0.2" and "forward 0.2, backward 0.8" teach the same thing. Cells with no evidence at all
 (``features.candidate_cells``) are never linked, which makes the classifiers 4× cheaper.
 
@@ -100,7 +100,8 @@ class LinkModelConfig:
     * ``gold_hmm``: add the posteriors and links of an HMM trained with the gold as counts
       (cross-fitted: a fold's rows get an HMM that counted the other folds' gold only).
     * ``wordnet``: add how the two words relate in English WordNet (``aligner.wordnet``:
-      synonyms, related words, the same lemma), when its data is installed.
+      synonyms, related words, the same lemma, what their definitions say), when its data is
+      installed.
     * ``symmetric``: the classifiers see features that do not depend on which sentence is
       the source (``features.Symmetriser``), so what the gold says of a cell teaches both
       sides at once.
