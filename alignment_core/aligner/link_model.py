@@ -67,7 +67,13 @@ from alignment_core.aligner.features import (
     context_features,
 )
 from alignment_core.aligner.model import AlignerModel, pair_chunks
-from alignment_core.aligner.wordnet import WORDNET_NAMES, WordNet, shared_wordnet, wordnet_features
+from alignment_core.aligner.wordnet import (
+    WORDNET_NAMES,
+    WordNet,
+    base_form_pairs,
+    shared_wordnet,
+    wordnet_features,
+)
 from alignment_core.alignment import Alignment
 from alignment_core.progress import Progress, part, silent
 
@@ -99,6 +105,8 @@ class LinkModelConfig:
       links with at least this probability (1 = only the first stage's candidates).
     * ``gold_hmm``: add the posteriors and links of an HMM trained with the gold as counts
       (cross-fitted: a fold's rows get an HMM that counted the other folds' gold only).
+    * ``gold_hmm_base_forms``: that HMM reads WordNet's base forms of the words (when WordNet
+      is used), so the gold's "released"/"available" also counts for "releases"/"available".
     * ``wordnet``: add how the two words relate in English WordNet (``aligner.wordnet``:
       synonyms, related words, the same lemma, what their definitions say), when its data is
       installed.
@@ -124,6 +132,7 @@ class LinkModelConfig:
     stages: int = 2
     lexicon: bool = True
     gold_hmm: bool = True
+    gold_hmm_base_forms: bool = True
     widen: float = 0.3
     wordnet: bool = True
     symmetric: bool = True
@@ -281,6 +290,7 @@ class SeedModel:
         stages: LinkStages | None = None,
         lexicon: GoldLexicon | None = None,
         gold_hmm: AlignerModel | None = None,
+        gold_hmm_base_forms: bool = False,
         wordnet: WordNet | None = None,
         threshold: float = 0.5,
         info: dict[str, Any] | None = None,
@@ -291,6 +301,7 @@ class SeedModel:
         self.stages = stages
         self.lexicon = lexicon
         self.gold_hmm = gold_hmm
+        self.gold_hmm_base_forms = gold_hmm_base_forms
         self.wordnet = wordnet
         self.threshold = threshold
         self.info = dict(info or {})
@@ -331,7 +342,8 @@ class SeedModel:
         if self.lexicon is not None:
             X = np.hstack([X, self.lexicon.features(grid, *self.stats.word_ids(pairs))])
         if self.gold_hmm is not None:
-            X = np.hstack([X, hmm_evidence(self.gold_hmm, pairs)])
+            seen = base_form_pairs(pairs, self.wordnet) if self.gold_hmm_base_forms else pairs
+            X = np.hstack([X, hmm_evidence(self.gold_hmm, seen)])
         if self.wordnet is not None:
             X = np.hstack([X, wordnet_features(grid, pairs, self.wordnet)])
         return X, grid
@@ -419,26 +431,29 @@ def train_seed_model(
         X = np.hstack([X, lex])
         everything = np.ones(len(X), dtype=bool)
         lexicon = GoldLexicon(grid, src_words, tgt_words, linked, everything, len(stats.index))
-    gold_hmm = None
-    if lcfg.gold_hmm:
-        # the HMM with gold as counts (seeds/004) knows the gold's word pairs; a fold's rows
-        # get the evidence of an HMM that counted the other folds' gold only
-        evidence = np.zeros((len(X), len(GOLD_HMM_NAMES)), dtype=np.float32)
-        for k in range(lcfg.folds):
-            report(0.6, f"HMM with the gold of the other folds ({k + 1}/{lcfg.folds})")
-            others = {gold_idx[n]: gold_alignments[n] for n in np.flatnonzero(fold_of_pair != k)}
-            hmm_k = _train_hmm(pairs, cfg, others, lambda f, m: None, 0.0)
-            members = [gold_pairs[n] for n in np.flatnonzero(fold_of_pair == k)]
-            evidence[fold == k] = hmm_evidence(hmm_k, members)
-        X = np.hstack([X, evidence])
-        gold_hmm = _train_hmm(pairs, cfg, gold, lambda f, m: None, 0.0)
     wordnet, wordnet_note = None, "off"
     if lcfg.wordnet:
         wordnet = shared_wordnet()
         wordnet_note = "WordNet 3.0" if wordnet else "not installed: the model went without"
-        if wordnet is not None:
-            report(0.6, "WordNet relations of the gold pairs' words")
-            X = np.hstack([X, wordnet_features(grid, gold_pairs, wordnet)])
+    gold_hmm = None
+    base_forms = lcfg.gold_hmm and lcfg.gold_hmm_base_forms and wordnet is not None
+    if lcfg.gold_hmm:
+        # the HMM with gold as counts (seeds/004) knows the gold's word pairs; a fold's rows
+        # get the evidence of an HMM that counted the other folds' gold only
+        # (on base forms, the gold's word pairs also count for their other inflections)
+        seen = base_form_pairs(pairs, wordnet) if base_forms else pairs
+        evidence = np.zeros((len(X), len(GOLD_HMM_NAMES)), dtype=np.float32)
+        for k in range(lcfg.folds):
+            report(0.6, f"HMM with the gold of the other folds ({k + 1}/{lcfg.folds})")
+            others = {gold_idx[n]: gold_alignments[n] for n in np.flatnonzero(fold_of_pair != k)}
+            hmm_k = _train_hmm(seen, cfg, others, lambda f, m: None, 0.0)
+            members = [seen[gold_idx[n]] for n in np.flatnonzero(fold_of_pair == k)]
+            evidence[fold == k] = hmm_evidence(hmm_k, members)
+        X = np.hstack([X, evidence])
+        gold_hmm = _train_hmm(seen, cfg, gold, lambda f, m: None, 0.0)
+    if wordnet is not None:
+        report(0.6, "WordNet relations of the gold pairs' words")
+        X = np.hstack([X, wordnet_features(grid, gold_pairs, wordnet)])
     names = (
         *FEATURE_NAMES,
         *(LEXICON_NAMES if lcfg.lexicon else ()),
@@ -510,6 +525,7 @@ def train_seed_model(
         stages=LinkStages(first, second, sure_classifier, lcfg.widen, views),
         lexicon=lexicon,
         gold_hmm=gold_hmm,
+        gold_hmm_base_forms=base_forms,
         wordnet=wordnet,
         threshold=threshold,
         info={

@@ -11,6 +11,7 @@ records that it went without (``info["wordnet"]``).
     wordnet = WordNet.load()            # None when the data is not installed
     wordnet.relation("big", "large")    # Relation(synonym=True, related=True, ...)
     wordnet_features(grid, pairs, wordnet)   # WORDNET_NAMES per cell of a CellGrid
+    base_form_pairs(pairs, wordnet)          # the tokens as base forms ("released" → "release")
 
 Relations of two casefolded words a ≠ b (each word's synsets are those of its base forms,
 found by WordNet's own "morphy" rules and exception lists, in every part of speech):
@@ -317,6 +318,11 @@ class WordNet:
         """How a word can appear in a definition: its base forms, else itself."""
         return self._forms(word)
 
+    def base_form(self, word: str) -> str:
+        """One stand-in for a word's inflections: the first of its casefolded base forms in
+        alphabetical order, else the casefolded word ("Released" → "release", "was" → "be")."""
+        return min(self.forms(word.casefold()))
+
     def gloss(self, a: str, b: str) -> tuple[float, float, float]:
         """``gloss``, ``gloss_related`` and ``gloss_overlap`` of two words (casefolded
         first); identical words score 1 on each."""
@@ -502,6 +508,15 @@ def _binary(M: Any) -> Any:
     M = M.tocsr()
     M.data[:] = 1.0
     return M
+
+
+def base_form_pairs(
+    pairs: Sequence[tuple[Sequence[str], Sequence[str]]], wordnet: WordNet
+) -> list[tuple[list[str], list[str]]]:
+    """``pairs`` with every token replaced by its ``WordNet.base_form`` (positions unchanged)."""
+    return [
+        ([wordnet.base_form(w) for w in s], [wordnet.base_form(w) for w in t]) for s, t in pairs
+    ]
 
 
 @lru_cache(maxsize=1)

@@ -109,6 +109,36 @@ def test_wordnet_and_symmetric_features_are_settings_the_model_reports(planted):
     assert f1(predicted, [gold[n] for n in held_out]) > 0.9
 
 
+def test_the_gold_hmm_reads_base_forms_so_gold_counts_for_other_inflections():
+    pairs, gold = planted_corpus(30, seed=5)
+    # English inflections beside the planted words: "released" in the source, "releases" in
+    # the target, linked in the gold
+    pairs = [(s + ["released"], t + ["releases"]) for s, t in pairs]
+    gold = [
+        Alignment.from_sets(g.sure | {(len(s) - 1, len(t) - 1)}, g.possible)
+        for g, (s, t) in zip(gold, pairs, strict=True)
+    ]
+    gold_map = {n: gold[n] for n in range(25)}
+    model = train_seed_model(pairs, gold_map, config=CFG, link_config=FAST)
+    assert model.gold_hmm_base_forms and model.info["link_config"]["gold_hmm_base_forms"]
+    # the gold HMM counted base forms; the HMM that reads the whole corpus, its words
+    assert "release" in model.gold_hmm.src_vocab and "released" not in model.gold_hmm.src_vocab
+    assert "release" in model.gold_hmm.tgt_vocab and "releases" not in model.gold_hmm.tgt_vocab
+    assert "released" in model.hmm.src_vocab and "release" not in model.hmm.src_vocab
+    # the inflected pair is linked on pairs outside the gold
+    for s, t in pairs[25:]:
+        (aligned,) = model.align([(s, t)])
+        assert (len(s) - 1, len(t) - 1) in aligned.all_links
+    surface = train_seed_model(
+        pairs, gold_map, config=CFG, link_config=replace(FAST, gold_hmm_base_forms=False)
+    )
+    assert not surface.gold_hmm_base_forms and "released" in surface.gold_hmm.src_vocab
+    no_wordnet = train_seed_model(
+        pairs, gold_map, config=CFG, link_config=replace(FAST, wordnet=False)
+    )
+    assert not no_wordnet.gold_hmm_base_forms and "released" in no_wordnet.gold_hmm.src_vocab
+
+
 def test_too_little_gold_falls_back_to_the_hmm_and_says_so():
     pairs, gold = planted_corpus(30)
     few = {n: gold[n] for n in range(5)}

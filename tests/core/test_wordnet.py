@@ -10,6 +10,7 @@ from alignment_core.aligner.features import CellGrid
 from alignment_core.aligner.wordnet import (
     WORDNET_NAMES,
     WordNet,
+    base_form_pairs,
     data_dir,
     shared_wordnet,
     wordnet_features,
@@ -84,6 +85,24 @@ def test_the_reader_on_a_hand_made_database(tmp_path):
     unknown = wn.relation("dog", "Jidong")
     assert not unknown.known and unknown.values() == (0.0, 0.0, 0.0, -1.0, 0.0, 0.0)
     assert wn.relation("Dog", "dog").values() == (1.0,) * 6
+
+
+def test_base_forms_stand_in_for_inflections(tmp_path):
+    wn = WordNet.load(write_database(tmp_path))
+    assert [wn.base_form(w) for w in ("Dogs", "ran", "runs", "Jidong")] == [
+        "dog",
+        "run",
+        "run",
+        "jidong",  # unknown to WordNet: itself, casefolded
+    ]
+    pairs = [(["The", "dogs", "ran"], ["runs", "."])]
+    assert base_form_pairs(pairs, wn) == [(["the", "dog", "run"], ["run", "."])]
+    installed = shared_wordnet()
+    assert [installed.base_form(w) for w in ("was", "Released", "Ningguo")] == [
+        "be",
+        "release",
+        "ningguo",
+    ]
 
 
 def test_what_the_definitions_say_on_a_hand_made_database(tmp_path):
