@@ -16,9 +16,10 @@ punctuation, frequency — plus what the gold says about its words (``features.G
 how often this word pair and each word were linked, counted out of fold while training), how
 the two words relate in English WordNet (``wordnet``: synonyms, related words, one lemma,
 what their definitions say), and is labelled "linked" when it is a gold link (sure or
-possible). The classifiers see these features symmetrised (``features.Symmetriser``): an alignment is a symmetric relation, so
-"forward posterior 0.8, backward 0.2" and "forward 0.2, backward 0.8" teach the same thing. Cells with no evidence at all
-(``features.candidate_cells``) are never linked, which makes the classifiers 4× cheaper.
+possible). The classifiers see these features symmetrised (``features.Symmetriser``): an
+alignment is a symmetric relation, so "forward posterior 0.8, backward 0.2" and "forward 0.2,
+backward 0.8" teach the same thing. Cells with no evidence at all (``features.candidate_cells``)
+are never linked, which makes the classifiers 4× cheaper.
 
 * Link classifier: scikit-learn's ``HistGradientBoostingClassifier``, in two stages (the
   second also sees the first stage's out-of-fold probabilities around the cell, its row and

@@ -414,15 +414,11 @@ def wordnet_features(
     S, R, R2, L = (_incidence(sets, ids) for sets in neighbourhoods)
     a, b = src[grid.row], tgt[grid.col]
 
-    def meets(A, B) -> np.ndarray:
-        product = (A @ B.T).tocsr()
-        return np.asarray(product[a, b]).ravel() > 0
-
-    synonym = meets(S, S)
-    related_ = meets(S, R) | meets(R, S)
-    sibling = meets(R, R)
-    related2_ = meets(R2, R) | meets(R, R2)
-    same_lemma = meets(L, L)
+    synonym = _meets(S, S, a, b)
+    related_ = _meets(S, R, a, b, either_way=True)
+    sibling = _meets(R, R, a, b)
+    related2_ = _meets(R2, R, a, b, either_way=True)
+    same_lemma = _meets(L, L, a, b)
     has = np.array([bool(x) for x in synsets])
     known = has[a] & has[b]
     identical = a == b
@@ -447,6 +443,16 @@ def _incidence(sets: Sequence[frozenset], ids: dict) -> Any:
     cols = np.fromiter((ids[x] for members in sets for x in members), dtype=np.int64)
     data = np.ones(len(rows), dtype=np.float32)
     return sparse.csr_matrix((data, (rows, cols)), shape=(len(sets), max(len(ids), 1)))
+
+
+def _meets(A: Any, B: Any, a: np.ndarray, b: np.ndarray, either_way: bool = False) -> np.ndarray:
+    """Per cell: does row ``a`` of ``A`` share a column with row ``b`` of ``B`` (with
+    ``either_way``: or row ``b`` of ``A`` with row ``a`` of ``B``)? One sparse product."""
+    product = (A @ B.T).tocsr()
+    hit = np.asarray(product[a, b]).ravel() > 0
+    if either_way:
+        hit |= np.asarray(product[b, a]).ravel() > 0
+    return hit
 
 
 # Word-type pairs whose shared definition words are counted at once (bounds the memory).
@@ -487,12 +493,8 @@ def _gloss_columns(
     D = _incidence(defined, words_ids)
     G, GR = (_binary(M @ D) for M in (synsets, related))
 
-    def meets(A, B) -> np.ndarray:
-        product = (A @ B.T).tocsr()
-        return (np.asarray(product[a, b]).ravel() > 0) | (np.asarray(product[b, a]).ravel() > 0)
-
-    hit = meets(F, G)
-    hit_related = meets(F, GR)
+    hit = _meets(F, G, a, b, either_way=True)
+    hit_related = _meets(F, GR, a, b, either_way=True)
     codes, inverse = np.unique(a.astype(np.int64) * len(words) + b, return_inverse=True)
     ua, ub = codes // len(words), codes % len(words)
     shared = np.zeros(len(codes))
