@@ -4,11 +4,18 @@ never by a page or an API call that merely looks at it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.db.models import Q, QuerySet
 
 from annotator.models import Job, Membership, Project
+from annotator.selectors.seeds import seed_result_summary
+
+# A finished job's result in words, by job kind (kinds without an entry show the JSON only).
+RESULT_SUMMARIES: dict[str, Callable[[Mapping[str, Any]], str | None]] = {
+    "seed": seed_result_summary,
+}
 
 
 def visible_jobs(*, user: Any) -> QuerySet[Job]:
@@ -55,6 +62,14 @@ def failure_reason(*, job: Job) -> str | None:
     return (lines[0] if lines else job.message)[:500]
 
 
+def result_summary(*, job: Job) -> str | None:
+    """A succeeded job's result in words (``RESULT_SUMMARIES``), or None."""
+    summarise = RESULT_SUMMARIES.get(job.kind)
+    if job.status != Job.Status.SUCCEEDED or summarise is None or not isinstance(job.result, dict):
+        return None
+    return summarise(job.result)
+
+
 def job_state(*, job: Job, user: Any) -> dict[str, Any]:
     """What the browser's progress bar shows of a job to ``user``: ``reason`` (one line) to
     everyone, ``error`` (with its traceback) only to those :func:`can_see_traceback` allows."""
@@ -73,6 +88,7 @@ def job_state(*, job: Job, user: Any) -> dict[str, Any]:
         "reason": failure_reason(job=job),
         "error": (job.error or None) if can_see_traceback(job=job, user=user) else None,
         "result": job.result,
+        "summary": result_summary(job=job),
         "created_at": iso(job.created_at),
         "started_at": iso(job.started_at),
         "heartbeat_at": iso(job.heartbeat_at),

@@ -1,4 +1,5 @@
-"""Reads about seeds for other selectors: the uncertainty-first queue order (issue 11 §3).
+"""Reads about seeds: the uncertainty-first queue order (issue 11 §3), and a seed job's result
+in words (:func:`seed_result_summary`).
 
 A project with ``uncertainty_first`` serves its unstarted, non-trial assignments most
 uncertain seed first (``SeedAlignment.uncertainty``, written at seeding), after the pairs the
@@ -8,6 +9,7 @@ queue's own rank). Other projects keep the import order.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.db.models import Case, F, FloatField, IntegerField, Q, QuerySet, Value, When
@@ -35,3 +37,43 @@ def uncertainty_order(assignments: QuerySet[Assignment]) -> tuple[QuerySet[Assig
         ),
     )
     return annotated, ["uncertainty_rank", F("uncertainty_key").desc(nulls_last=True)]
+
+
+def seed_result_summary(result: Mapping[str, Any]) -> str | None:
+    """A seed job's result (``services.seeding.seed_project``) in words, for the lead: which
+    model seeded, how it did in cross-validation on the project's own gold beside the HMM
+    alone, and what became of the assignments. None when ``result`` is not such a result."""
+    try:
+        model, gold_pairs = result["model"], int(result["gold_pairs"])
+        pairs, reseeded, kept = (
+            int(result[k]) for k in ("pairs", "assignments_reseeded", "assignments_kept")
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+    if model == "supervised":
+        wordnet = result.get("wordnet")
+        words = [
+            f"Model: the supervised link model, trained on {gold_pairs} gold pairs"
+            + (f" (WordNet: {wordnet})." if wordnet else ".")
+        ]
+        cv, cv_hmm = result.get("cv") or {}, result.get("cv_hmm") or {}
+        edits, hmm_edits = cv.get("edits_per_pair"), cv_hmm.get("edits_per_pair")
+        if edits is not None:
+            line = f"Cross-validated on this project's gold: {edits:.2f} edits per pair"
+            if hmm_edits is not None:
+                line += f", against {hmm_edits:.2f} for the HMM alone"
+            scores = [
+                f"{name} {cv[key]:.3f}"
+                for name, key in (("F1", "all_f1"), ("non-identical F1", "nonident_f1"))
+                if cv.get(key) is not None
+            ]
+            words.append(line + ("; " + ", ".join(scores) if scores else "") + ".")
+    elif gold_pairs == 0:
+        words = ["Model: the HMM alone, trained without gold."]
+    else:
+        words = [f"Model: {result.get('model_note') or 'the HMM alone'}."]
+    words.append(
+        f"{pairs} pairs seeded. Assignments: {reseeded} not yet started got the new seeds, "
+        f"{kept} with work kept theirs."
+    )
+    return " ".join(words)

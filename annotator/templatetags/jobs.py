@@ -1,5 +1,6 @@
-"""``{% job_failure job request.user as failure %}``: what a job's box shows of a failure to
-this user — the traceback for staff and the project's leads, else the one-line reason."""
+"""What a job's box shows: ``{% job_failure job request.user as failure %}``, a failure as this
+user may see it (the traceback for staff and the project's leads, else the one-line reason),
+and ``{% job_summary job as summary %}``, a succeeded job's result in words."""
 
 from __future__ import annotations
 
@@ -20,3 +21,8 @@ def job_failure(job: Job, user: Any) -> str:
     if job.error and job_selectors.can_see_traceback(job=job, user=user):
         return job.error
     return job_selectors.failure_reason(job=job) or ""
+
+
+@register.simple_tag
+def job_summary(job: Job) -> str:
+    return job_selectors.result_summary(job=job) or ""

@@ -144,3 +144,85 @@ def test_uncertainty_first_queue(project, corpus, annotator):
     )
     assert order() == [4, 7, 9, 3, 1, 5, 8, 2, 0, 6]
     assert resume_assignment(user=annotator, project=project) == assignments[7]
+
+
+def seed_result(**overrides):
+    """A seed job's result as ``seed_project`` returns it (a supervised model on 120 gold)."""
+    result = {
+        "aligner_run": 1,
+        "pairs": 400,
+        "gold_pairs": 120,
+        "links": 7000,
+        "assignments_reseeded": 250,
+        "assignments_kept": 1,
+        "model": "supervised",
+        "model_note": "supervised link model on 120 gold pairs",
+        "cv": {"edits_per_pair": 5.9123, "all_f1": 0.89312, "nonident_f1": 0.6014},
+        "cv_hmm": {"edits_per_pair": 6.7051, "all_f1": 0.876, "nonident_f1": 0.505},
+        "threshold": 0.57,
+        "wordnet": "WordNet 3.0",
+    }
+    return {**result, **overrides}
+
+
+def test_a_seed_result_in_words_names_the_model_its_figures_and_the_assignments():
+    from annotator.selectors.seeds import seed_result_summary
+
+    assert seed_result_summary(seed_result()) == (
+        "Model: the supervised link model, trained on 120 gold pairs (WordNet: WordNet 3.0). "
+        "Cross-validated on this project's gold: 5.91 edits per pair, against 6.71 for the "
+        "HMM alone; F1 0.893, non-identical F1 0.601. "
+        "400 pairs seeded. Assignments: 250 not yet started got the new seeds, 1 with work "
+        "kept theirs."
+    )
+    fallback = seed_result(
+        model="hmm", gold_pairs=2, cv=None, cv_hmm=None, wordnet=None,
+        model_note="2 gold pair(s), fewer than the 20 the supervised model needs: the HMM "
+        "alone seeds (gold as counts)",
+    )  # fmt: skip
+    assert seed_result_summary(fallback).startswith(
+        "Model: 2 gold pair(s), fewer than the 20 the supervised model needs: the HMM alone "
+        "seeds (gold as counts). 400 pairs seeded."
+    )
+    no_gold = seed_result(model="hmm", gold_pairs=0, cv=None, cv_hmm=None)
+    assert seed_result_summary(no_gold).startswith("Model: the HMM alone, trained without gold.")
+    # figures the model could not compute are left out, not printed as "None"
+    partial = seed_result(cv={"edits_per_pair": 4.0, "all_f1": None, "nonident_f1": None})
+    assert "4.00 edits per pair, against 6.71 for the HMM alone." in seed_result_summary(partial)
+    # not a seed result: nothing to say
+    for bad in ({}, {"model": "hmm"}, seed_result(pairs="many")):
+        assert seed_result_summary(bad) is None
+
+
+def test_a_finished_seed_job_shows_its_result_in_words_live_and_on_the_page(
+    project, corpus, lead, client_for, django_capture_on_commit_callbacks
+):
+    from django.utils.html import escape
+
+    write_gold(corpus[:6], django_capture_on_commit_callbacks)
+    result = seed_project(project=project, use_gold=True, min_gold_pairs=4)
+    job = Job.objects.create(
+        kind="seed", project=project, created_by=lead, status=Job.Status.SUCCEEDED,
+        progress=100, result=result,
+    )  # fmt: skip
+    client = client_for(lead)
+    state = client.get(f"/jobs/{job.pk}/").json()
+    edits = result["cv"]["edits_per_pair"]
+    assert state["summary"].startswith(
+        "Model: the supervised link model, trained on 6 gold pairs (WordNet: WordNet 3.0). "
+        f"Cross-validated on this project's gold: {edits:.2f} edits per pair"
+    )
+    page = client.get(f"/projects/{project.pk}/").content.decode()
+    assert f'data-field="summary">{escape(state["summary"])}</p>' in page
+
+    # a job still running, or of a kind without words, shows no summary
+    job.status = Job.Status.RUNNING
+    job.save()
+    assert client.get(f"/jobs/{job.pk}/").json()["summary"] is None
+    page = client.get(f"/projects/{project.pk}/").content.decode()
+    assert 'data-field="summary" hidden></p>' in page
+    other = Job.objects.create(
+        kind="selftest", project=project, created_by=lead, status=Job.Status.SUCCEEDED,
+        result={"steps": 3},
+    )  # fmt: skip
+    assert client.get(f"/jobs/{other.pk}/").json()["summary"] is None

@@ -38,6 +38,11 @@
       error.hidden = !failure;
       setText(error, failure);
     }
+    var summary = field(el, "summary"); // a succeeded job's result in words
+    if (summary) {
+      summary.hidden = !job.summary;
+      setText(summary, job.summary || "");
+    }
     var box = field(el, "result-box");
     if (box) {
       box.hidden = job.result === null || job.result === undefined;
