@@ -24,7 +24,16 @@ from django.db import transaction
 from alignment_core import AlignedPair
 from alignment_core.formats import FORMATS, FormatError, guess_format, read_pairs
 from alignment_core.progress import Progress, part, silent
-from annotator.models import Project
+from annotator.models import (
+    Annotation,
+    AnnotationRevision,
+    Assignment,
+    GoldAlignment,
+    GoldRevision,
+    Project,
+    SeedAlignment,
+    SentencePair,
+)
 from annotator.services.importing_checks import (
     check_pairs,
     filter_length_ratio,
@@ -44,6 +53,15 @@ from annotator.services.importing_write import (
     resolve_annotators,
     write_alignments,
 )
+from annotator.services.maintenance import settle_after_commit
+
+# The tables an import writes besides the pairs, by ``load_alignments_as``: settled after a
+# large import (``services.maintenance``).
+WRITTEN_BY_MODE = {
+    "gold": (GoldAlignment, GoldRevision),
+    "seed": (SeedAlignment,),
+    "annotator": (Assignment, Annotation, AnnotationRevision),
+}
 
 if TYPE_CHECKING:
     from django.contrib.auth.base_user import AbstractBaseUser
@@ -196,6 +214,11 @@ def import_pairs(
             )
         if dry_run:
             transaction.set_rollback(True)
+        else:
+            settle_after_commit(
+                models=(SentencePair, *WRITTEN_BY_MODE.get(load_alignments_as, ())),
+                rows=report.pairs_created + report.alignments_written,
+            )
     tick(1.0, "done")
     return report
 
