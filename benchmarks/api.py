@@ -132,11 +132,12 @@ def main() -> int:
 
         project, key = gold_project(args.pairs, args.seed)
         if not args.no_vacuum:  # what an import of this size does once it has committed
-            from annotator.models import GoldAlignment, SentencePair
+            from annotator.models import SentencePair
+            from annotator.services.importing import WRITTEN_BY_MODE
             from annotator.services.maintenance import settle_tables
 
             started = time.perf_counter()
-            assert settle_tables(models=[SentencePair, GoldAlignment])
+            assert settle_tables(models=[SentencePair, *WRITTEN_BY_MODE["gold"]])
             print(
                 f"  VACUUM (ANALYZE) of the pairs and gold, as the import runs it: "
                 f"{(time.perf_counter() - started) * 1000:.0f} ms"

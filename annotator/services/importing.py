@@ -101,6 +101,7 @@ def import_pairs(
     on_token_mismatch: str = "error",
     replace_gold: bool = False,
     dry_run: bool = False,
+    settle: bool = True,
 ) -> ImportReport:
     """Store ``pairs`` in ``project``; optionally load their alignments. Returns what it did.
 
@@ -122,6 +123,8 @@ def import_pairs(
     * ``on_token_mismatch``: see TOKEN_MISMATCH_POLICIES.
     * ``progress(fraction, message)`` is called as work advances; ``dry_run`` does everything
       and rolls back. ``source_name`` names the input in errors, notes and the report.
+    * ``settle``: a large import vacuums its tables once committed (:func:`_settle_later`);
+      a caller importing several inputs in one transaction passes False and settles once.
 
     Raises CorpusImportError (a ValueError) with nothing written; ValueError for bad options.
     """
@@ -214,13 +217,19 @@ def import_pairs(
             )
         if dry_run:
             transaction.set_rollback(True)
-        else:
-            settle_after_commit(
-                models=(SentencePair, *WRITTEN_BY_MODE.get(load_alignments_as, ())),
-                rows=report.pairs_created + report.alignments_written,
-            )
+        elif settle:
+            _settle_later(report)
     tick(1.0, "done")
     return report
+
+
+def _settle_later(report: ImportReport) -> None:
+    """After the commit, VACUUM (ANALYZE) the tables the import wrote, if it wrote many rows
+    (``services.maintenance``); nothing if the transaction rolls back."""
+    settle_after_commit(
+        models=(SentencePair, *WRITTEN_BY_MODE.get(report.load_alignments_as or "", ())),
+        rows=report.pairs_created + report.alignments_written,
+    )
 
 
 def _check_options(
@@ -336,10 +345,13 @@ def import_files(
                     source_name=str(source.path),
                     on_token_mismatch=on_token_mismatch,
                     replace_gold=replace_gold,
+                    settle=False,  # once below, for all the files
                 )
             )
         if dry_run:
             transaction.set_rollback(True)
+        else:
+            _settle_later(report)
     return report
 
 

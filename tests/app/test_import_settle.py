@@ -11,7 +11,12 @@ from django.db import connection, transaction
 from alignment_core import AlignedPair, Alignment
 from annotator.models import GoldAlignment, Project, SentencePair
 from annotator.services import maintenance
-from annotator.services.importing import CorpusImportError, import_pairs
+from annotator.services.importing import (
+    CorpusImportError,
+    ImportSource,
+    import_files,
+    import_pairs,
+)
 from tests.conftest import need
 
 
@@ -108,6 +113,25 @@ def test_settling_is_scheduled_after_the_commit_and_only_for_a_large_write(
     # never inside a transaction (VACUUM cannot run there), and never but on PostgreSQL
     with transaction.atomic():
         assert maintenance.settle_tables(models=[SentencePair]) is False
+
+
+@pytest.mark.django_db
+def test_several_files_in_one_import_are_settled_once(tmp_path, django_capture_on_commit_callbacks):
+    """One transaction, one VACUUM: the files' rows are counted together."""
+    files = []
+    for name, start in (("a.tsv", 0), ("b.tsv", maintenance.SETTLE_ROWS)):
+        rows = [
+            f"p{k}\tthe cat w{k}\ta cat w{k}" for k in range(start, start + maintenance.SETTLE_ROWS)
+        ]
+        (tmp_path / name).write_text("id\tsource\ttarget\n" + "\n".join(rows) + "\n")
+        files.append(ImportSource(tmp_path / name))
+    project = Project.objects.create(name="Two files")
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        report = import_files(project=project, sources=files)
+    assert report.pairs_created == 2 * maintenance.SETTLE_ROWS
+    settles = [c for c in callbacks if getattr(c, "func", None) is maintenance.settle_tables]
+    assert len(settles) == 1
+    assert SentencePair in settles[0].keywords["models"]
 
 
 def test_a_failed_vacuum_is_logged_and_leaves_the_import_standing(monkeypatch, caplog):
