@@ -15,7 +15,9 @@ posteriors and Viterbi links, identity, spelling, position, neighbouring posteri
 punctuation, frequency — plus what the gold says about its words (``features.GoldLexicon``:
 how often this word pair and each word were linked, counted out of fold while training), how
 the two words relate in English WordNet (``wordnet``: synonyms, related words, one lemma,
-what their definitions say), and is labelled "linked" when it is a gold link (sure or
+what their definitions say), how close their meanings are by GloVe's word vectors
+(``vectors``: learnt from billions of words, they reach pairs no WordNet pointer joins), and
+is labelled "linked" when it is a gold link (sure or
 possible). The classifiers see these features symmetrised (``features.Symmetriser``): an
 alignment is a symmetric relation, so "forward posterior 0.8, backward 0.2" and "forward 0.2,
 backward 0.8" teach the same thing. Cells with no evidence at all (``features.candidate_cells``)
@@ -68,6 +70,12 @@ from alignment_core.aligner.features import (
     context_features,
 )
 from alignment_core.aligner.model import AlignerModel, pair_chunks
+from alignment_core.aligner.vectors import (
+    VECTOR_NAMES,
+    WordVectors,
+    shared_vectors,
+    vector_features,
+)
 from alignment_core.aligner.wordnet import (
     WORDNET_NAMES,
     WordNet,
@@ -111,6 +119,9 @@ class LinkModelConfig:
     * ``wordnet``: add how the two words relate in English WordNet (``aligner.wordnet``:
       synonyms, related words, the same lemma, what their definitions say), when its data is
       installed.
+    * ``vectors``: add how close the two words' meanings are by GloVe's word vectors
+      (``aligner.vectors``: cosine, its gap to the row's and column's best, the words'
+      surroundings, one word against the other's phrase), when they are installed.
     * ``symmetric``: the classifiers see features that do not depend on which sentence is
       the source (``features.Symmetriser``), so what the gold says of a cell teaches both
       sides at once.
@@ -136,6 +147,7 @@ class LinkModelConfig:
     gold_hmm_base_forms: bool = True
     widen: float = 0.3
     wordnet: bool = True
+    vectors: bool = True
     symmetric: bool = True
     workers: int | None = None
     first_stage_iter: int = 20
@@ -293,6 +305,7 @@ class SeedModel:
         gold_hmm: AlignerModel | None = None,
         gold_hmm_base_forms: bool = False,
         wordnet: WordNet | None = None,
+        vectors: WordVectors | None = None,
         threshold: float = 0.5,
         info: dict[str, Any] | None = None,
     ) -> None:
@@ -304,6 +317,7 @@ class SeedModel:
         self.gold_hmm = gold_hmm
         self.gold_hmm_base_forms = gold_hmm_base_forms
         self.wordnet = wordnet
+        self.vectors = vectors
         self.threshold = threshold
         self.info = dict(info or {})
 
@@ -338,7 +352,8 @@ class SeedModel:
 
     def cell_inputs(self, pairs: TokenPairs) -> tuple[np.ndarray, CellGrid]:
         """The supervised model's input per cell of ``pairs``: the cell features, then the
-        gold lexicon's, the gold HMM's and WordNet's columns, as in training."""
+        gold lexicon's, the gold HMM's, WordNet's and the word vectors' columns, as in
+        training."""
         X, grid = _features(self.hmm, self.stats, pairs)
         if self.lexicon is not None:
             X = np.hstack([X, self.lexicon.features(grid, *self.stats.word_ids(pairs))])
@@ -347,6 +362,8 @@ class SeedModel:
             X = np.hstack([X, hmm_evidence(self.gold_hmm, seen)])
         if self.wordnet is not None:
             X = np.hstack([X, wordnet_features(grid, pairs, self.wordnet)])
+        if self.vectors is not None:
+            X = np.hstack([X, vector_features(grid, pairs, self.vectors)])
         return X, grid
 
     def align(self, pairs: TokenPairs) -> list[Alignment]:
@@ -436,6 +453,10 @@ def train_seed_model(
     if lcfg.wordnet:
         wordnet = shared_wordnet()
         wordnet_note = "WordNet 3.0" if wordnet else "not installed: the model went without"
+    vectors, vectors_note = None, "off"
+    if lcfg.vectors:
+        vectors = shared_vectors()
+        vectors_note = vectors.name if vectors else "not installed: the model went without"
     gold_hmm = None
     base_forms = lcfg.gold_hmm and lcfg.gold_hmm_base_forms and wordnet is not None
     if lcfg.gold_hmm:
@@ -455,11 +476,15 @@ def train_seed_model(
     if wordnet is not None:
         report(0.6, "WordNet relations of the gold pairs' words")
         X = np.hstack([X, wordnet_features(grid, gold_pairs, wordnet)])
+    if vectors is not None:
+        report(0.6, "word vectors of the gold pairs' words")
+        X = np.hstack([X, vector_features(grid, gold_pairs, vectors)])
     names = (
         *FEATURE_NAMES,
         *(LEXICON_NAMES if lcfg.lexicon else ()),
         *(GOLD_HMM_NAMES if lcfg.gold_hmm else ()),
         *(WORDNET_NAMES if wordnet is not None else ()),
+        *(VECTOR_NAMES if vectors is not None else ()),
     )
     views = Views.of(names, lcfg.symmetric)
     workers = lcfg.workers or os.cpu_count() or 1
@@ -528,12 +553,14 @@ def train_seed_model(
         gold_hmm=gold_hmm,
         gold_hmm_base_forms=base_forms,
         wordnet=wordnet,
+        vectors=vectors,
         threshold=threshold,
         info={
             "gold_pairs": len(gold_idx),
             "threshold": threshold,
             "folds": lcfg.folds,
             "wordnet": wordnet_note,
+            "vectors": vectors_note,
             "cv": cv,
             "cv_hmm": cv_hmm,
             "link_config": lcfg.to_dict(),

@@ -5,7 +5,8 @@
         grow-diag-final-and] [--ibm1-iterations 5] [--hmm-iterations 5]
         [--no-identity-lexicon] [--gold GOLD [--gold-from FMT] [--lambda 0.9]]
         [--posteriors OUT.npz] [--threads N] [--save-model M] [--model M]
-        [--model-kind hmm|supervised [--min-gold-pairs 20] [--seed 0] [--no-wordnet]]
+        [--model-kind hmm|supervised [--min-gold-pairs 20] [--seed 0] [--no-wordnet]
+         [--no-vectors]]
 
 CORPUS is any sentence-pair file (tsv, bitext, parallel with --target-text, jsonl, edinburgh,
 giza-a3); alignments it carries are ignored — hand alignments come from ``--gold``, matched
@@ -18,7 +19,8 @@ grown). A progress bar goes to stderr.
 holds its link probabilities, and the cross-validated figures on the gold go to stderr. With
 fewer gold pairs than ``--min-gold-pairs`` it falls back to the HMM and says so. It is
 retrained from the gold on every run (``--model``/``--save-model`` are the HMM's).
-``--no-wordnet`` leaves English WordNet's word relations out of its features.
+``--no-wordnet`` leaves English WordNet's word relations out of its features, ``--no-vectors``
+the word vectors' similarities (``python -m alignment_core vectors install`` adds them).
 """
 
 from __future__ import annotations
@@ -98,6 +100,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="supervised: without English WordNet's word relations as features",
     )
+    p.add_argument(
+        "--no-vectors",
+        action="store_true",
+        help="supervised: without GloVe word vectors' similarities as features",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -172,8 +179,12 @@ def write_posteriors(path: str, pairs: list[AlignedPair], matrices: list[np.ndar
 
 def _supervised_problem(args: argparse.Namespace) -> str | None:
     if args.model_kind != "supervised":
-        if args.min_gold_pairs is not None or args.seed is not None or args.no_wordnet:
-            return "--min-gold-pairs, --seed and --no-wordnet apply to --model-kind supervised only"
+        only_supervised = (args.no_wordnet, args.no_vectors)
+        if args.min_gold_pairs is not None or args.seed is not None or any(only_supervised):
+            return (
+                "--min-gold-pairs, --seed, --no-wordnet and --no-vectors apply to --model-kind "
+                "supervised only"
+            )
         return None
     if args.model or args.save_model:
         return (
@@ -195,6 +206,7 @@ def _run_supervised(args, corpus, sentences, gold, bar) -> int:
                 if v is not None
             },
             wordnet=not args.no_wordnet,
+            vectors=not args.no_vectors,
         )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -221,7 +233,7 @@ def _run_supervised(args, corpus, sentences, gold, bar) -> int:
             f"edits/pair {cv['edits_per_pair']:.2f} (HMM intersection "
             f"{hmm['edits_per_pair']:.2f}), F1 {_f(cv['all_f1'])} (HMM {_f(hmm['all_f1'])}), "
             f"non-identical F1 {_f(cv['nonident_f1'])} (HMM {_f(hmm['nonident_f1'])}); "
-            f"WordNet: {model.info['wordnet']}",
+            f"WordNet: {model.info['wordnet']}; word vectors: {model.info['vectors']}",
             file=sys.stderr,
         )
     else:

@@ -51,10 +51,14 @@ def seed_result_summary(result: Mapping[str, Any]) -> str | None:
     except (KeyError, TypeError, ValueError):
         return None
     if model == "supervised":
-        wordnet = result.get("wordnet")
+        evidence = "; ".join(
+            f"{name}: {result[key]}"
+            for name, key in (("WordNet", "wordnet"), ("word vectors", "vectors"))
+            if result.get(key)
+        )
         words = [
             f"Model: the supervised link model, trained on {gold_pairs} gold pairs"
-            + (f" (WordNet: {wordnet})." if wordnet else ".")
+            + (f" ({evidence})." if evidence else ".")
         ]
         cv, cv_hmm = result.get("cv") or {}, result.get("cv_hmm") or {}
         edits, hmm_edits = cv.get("edits_per_pair"), cv_hmm.get("edits_per_pair")

@@ -111,6 +111,7 @@ def seed_project(
                 "model_kind": model.kind,
                 "link_model": lcfg.to_dict() if model.kind == "supervised" else None,
                 "wordnet": model.info.get("wordnet"),
+                "vectors": model.info.get("vectors"),
             },
             gold_pairs=len(gold),
             note=note,
@@ -173,6 +174,8 @@ def seed_project(
         "threshold": model.info.get("threshold"),
         # English WordNet's relations as features: "WordNet 3.0", "off" or not installed
         "wordnet": model.info.get("wordnet"),
+        # GloVe's word vectors as features: their name, "off" or not installed
+        "vectors": model.info.get("vectors"),
     }
 
 
