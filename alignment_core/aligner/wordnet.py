@@ -414,11 +414,11 @@ def wordnet_features(
     S, R, R2, L = (_incidence(sets, ids) for sets in neighbourhoods)
     a, b = src[grid.row], tgt[grid.col]
 
-    synonym = _meets(S, S, a, b)
-    related_ = _meets(S, R, a, b, either_way=True)
-    sibling = _meets(R, R, a, b)
-    related2_ = _meets(R2, R, a, b, either_way=True)
-    same_lemma = _meets(L, L, a, b)
+    synonym = meets(S, S, a, b)
+    related_ = meets(S, R, a, b, either_way=True)
+    sibling = meets(R, R, a, b)
+    related2_ = meets(R2, R, a, b, either_way=True)
+    same_lemma = meets(L, L, a, b)
     has = np.array([bool(x) for x in synsets])
     known = has[a] & has[b]
     identical = a == b
@@ -445,7 +445,7 @@ def _incidence(sets: Sequence[frozenset], ids: dict) -> Any:
     return sparse.csr_matrix((data, (rows, cols)), shape=(len(sets), max(len(ids), 1)))
 
 
-def _meets(A: Any, B: Any, a: np.ndarray, b: np.ndarray, either_way: bool = False) -> np.ndarray:
+def meets(A: Any, B: Any, a: np.ndarray, b: np.ndarray, either_way: bool = False) -> np.ndarray:
     """Per cell: does row ``a`` of ``A`` share a column with row ``b`` of ``B`` (with
     ``either_way``: or row ``b`` of ``A`` with row ``a`` of ``B``)? One sparse product."""
     product = (A @ B.T).tocsr()
@@ -493,8 +493,8 @@ def _gloss_columns(
     D = _incidence(defined, words_ids)
     G, GR = (_binary(M @ D) for M in (synsets, related))
 
-    hit = _meets(F, G, a, b, either_way=True)
-    hit_related = _meets(F, GR, a, b, either_way=True)
+    hit = meets(F, G, a, b, either_way=True)
+    hit_related = meets(F, GR, a, b, either_way=True)
     codes, inverse = np.unique(a.astype(np.int64) * len(words) + b, return_inverse=True)
     ua, ub = codes // len(words), codes % len(words)
     shared = np.zeros(len(codes))

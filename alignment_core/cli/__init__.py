@@ -14,7 +14,7 @@ import sys
 from alignment_core.formats.errors import FormatError
 
 # module name -> subcommands it registers
-_COMMAND_MODULES = ("convert", "score", "agree", "fleiss", "align", "vectors")
+_COMMAND_MODULES = ("convert", "score", "agree", "fleiss", "align", "resources")
 
 
 def build_parser() -> argparse.ArgumentParser:

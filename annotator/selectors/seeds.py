@@ -53,7 +53,11 @@ def seed_result_summary(result: Mapping[str, Any]) -> str | None:
     if model == "supervised":
         evidence = "; ".join(
             f"{name}: {result[key]}"
-            for name, key in (("WordNet", "wordnet"), ("word vectors", "vectors"))
+            for name, key in (
+                ("WordNet", "wordnet"),
+                ("word vectors", "vectors"),
+                ("thesaurus", "thesaurus"),
+            )
             if result.get(key)
         )
         words = [

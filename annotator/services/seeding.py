@@ -112,6 +112,7 @@ def seed_project(
                 "link_model": lcfg.to_dict() if model.kind == "supervised" else None,
                 "wordnet": model.info.get("wordnet"),
                 "vectors": model.info.get("vectors"),
+                "thesaurus": model.info.get("thesaurus"),
             },
             gold_pairs=len(gold),
             note=note,
@@ -174,8 +175,10 @@ def seed_project(
         "threshold": model.info.get("threshold"),
         # English WordNet's relations as features: "WordNet 3.0", "off" or not installed
         "wordnet": model.info.get("wordnet"),
-        # GloVe's word vectors as features: their name, "off" or not installed
+        # GloVe's word vectors and the Moby thesaurus as features: each one's name, "off" or
+        # not installed
         "vectors": model.info.get("vectors"),
+        "thesaurus": model.info.get("thesaurus"),
     }
 
 

