@@ -91,6 +91,16 @@ def installed(package: NpmPackage, folder: str | Path | None = None) -> dict[str
     return source
 
 
+def locate(
+    package: NpmPackage, folder: str | Path | None = None
+) -> tuple[Path, dict[str, Any]] | None:
+    """Where the installed resource is (``folder``, default its folder under
+    ``resources_dir()``) and its ``source.json``; None when it is not installed there."""
+    where = Path(folder) if folder is not None else package.folder()
+    source = installed(package, where)
+    return (where, source) if source is not None else None
+
+
 def describe(source: dict[str, Any]) -> str:
     """How the model names an installed resource: "GloVe 6B 100d from wink-…@1.1.0"."""
     return f"{source.get('name')} from {source.get('package')}@{source.get('version')}"

@@ -70,10 +70,10 @@ class Thesaurus:
     def load(cls, folder: str | Path | None = None) -> Thesaurus | None:
         """The thesaurus installed in ``folder`` (default: under ``resources_dir()``); None
         when absent."""
-        where = Path(folder) if folder is not None else PACKAGE.folder()
-        source = resources.installed(PACKAGE, where)
-        if source is None:
+        found = resources.locate(PACKAGE, folder)
+        if found is None:
             return None
+        where, source = found
         terms = (where / TERMS_FILE).read_text(encoding="utf-8").split("\n")
         indptr = np.load(where / INDPTR_FILE, allow_pickle=False)
         indices = np.load(where / INDICES_FILE, mmap_mode="r", allow_pickle=False)

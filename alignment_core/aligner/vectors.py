@@ -73,10 +73,10 @@ class WordVectors:
     def load(cls, folder: str | Path | None = None) -> WordVectors | None:
         """The vectors installed in ``folder`` (default: under ``resources_dir()``); None
         when absent."""
-        where = Path(folder) if folder is not None else PACKAGE.folder()
-        source = resources.installed(PACKAGE, where)
-        if source is None:
+        found = resources.locate(PACKAGE, folder)
+        if found is None:
             return None
+        where, source = found
         words = (where / WORDS_FILE).read_text(encoding="utf-8").split("\n")
         matrix = np.load(where / MATRIX_FILE, mmap_mode="r", allow_pickle=False)
         return cls(words, matrix, resources.describe(source))
