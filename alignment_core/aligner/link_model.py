@@ -464,10 +464,7 @@ def train_seed_model(
         X = np.hstack([X, lex])
         everything = np.ones(len(X), dtype=bool)
         lexicon = GoldLexicon(grid, src_words, tgt_words, linked, everything, len(stats.index))
-    wordnet, wordnet_note = None, "off"
-    if lcfg.wordnet:
-        wordnet = shared_wordnet()
-        wordnet_note = "WordNet 3.0" if wordnet else "not installed: the model went without"
+    wordnet = shared_wordnet() if lcfg.wordnet else None
     vectors = shared_vectors() if lcfg.vectors else None
     thesaurus = shared_thesaurus() if lcfg.thesaurus else None
     gold_hmm = None
@@ -577,7 +574,7 @@ def train_seed_model(
             "gold_pairs": len(gold_idx),
             "threshold": threshold,
             "folds": lcfg.folds,
-            "wordnet": wordnet_note,
+            "wordnet": _note(lcfg.wordnet, wordnet),
             "vectors": _note(lcfg.vectors, vectors),
             "thesaurus": _note(lcfg.thesaurus, thesaurus),
             "cv": cv,

@@ -144,11 +144,8 @@ def thesaurus_features(
             continue
         cells = out[lo:hi].reshape(len(s), len(t), len(THESAURUS_NAMES))
         for words, other, column in ((t, s, 1), (s, t, 2)):
-            other_forms = None
             for a, b, phrase in _phrases(words, thesaurus):
-                if other_forms is None:
-                    other_forms = [thesaurus.forms(w, wordnet) for w in other]
-                for k, fs in enumerate(other_forms):
+                for k, fs in enumerate(forms[types[w.casefold()]] for w in other):
                     if any(thesaurus.lists(f, phrase) or thesaurus.lists(phrase, f) for f in fs):
                         if column == 1:
                             cells[k, a:b, 1] = 1.0

@@ -193,6 +193,8 @@ def _lines(path: Path) -> list[str]:
 class WordNet:
     """A reader of WordNet's database files: base forms, synsets and their pointers."""
 
+    name = "WordNet 3.0"  # how the link model names it (the pinned distribution's data)
+
     def __init__(self, folder: Path) -> None:
         self.folder = Path(folder)
         self.index: list[dict[str, tuple[int, ...]]] = []
