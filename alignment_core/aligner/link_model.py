@@ -368,17 +368,19 @@ class SeedModel:
         gold lexicon's, the gold HMM's, WordNet's, the word vectors' and the thesaurus's
         columns, as in training."""
         X, grid = _features(self.hmm, self.stats, pairs)
+        blocks = [X]  # joined once at the end: each join copies every column
         if self.lexicon is not None:
-            X = np.hstack([X, self.lexicon.features(grid, *self.stats.word_ids(pairs))])
+            blocks.append(self.lexicon.features(grid, *self.stats.word_ids(pairs)))
         if self.gold_hmm is not None:
             seen = base_form_pairs(pairs, self.wordnet) if self.gold_hmm_base_forms else pairs
-            X = np.hstack([X, hmm_evidence(self.gold_hmm, seen)])
+            blocks.append(hmm_evidence(self.gold_hmm, seen))
         if self.wordnet is not None:
-            X = np.hstack([X, wordnet_features(grid, pairs, self.wordnet)])
+            blocks.append(wordnet_features(grid, pairs, self.wordnet))
         if self.vectors is not None:
-            X = np.hstack([X, vector_features(grid, pairs, self.vectors)])
+            blocks.append(vector_features(grid, pairs, self.vectors))
         if self.thesaurus is not None:
-            X = np.hstack([X, thesaurus_features(grid, pairs, self.thesaurus, self.wordnet)])
+            blocks.append(thesaurus_features(grid, pairs, self.thesaurus, self.wordnet))
+        X = np.hstack(blocks) if len(blocks) > 1 else X
         return X, grid
 
     def align(self, pairs: TokenPairs) -> list[Alignment]:
@@ -445,6 +447,7 @@ def train_seed_model(
     linked, sure = cell_labels(grid, [len(t) for _, t in gold_pairs], gold_alignments)
     identical = _identical_cells(gold_pairs)
     candidates = candidate_cells(X)
+    blocks = [X]  # the feature columns, joined once below
 
     # k-fold cross-validation over gold pairs: out-of-fold probabilities tune the threshold
     # and feed the second stage (so it learns from first-stage output as it will look on
@@ -461,7 +464,7 @@ def train_seed_model(
             counted = GoldLexicon(grid, src_words, tgt_words, linked, fold != k, len(stats.index))
             rows = fold == k
             lex[rows] = counted.features(grid, src_words, tgt_words)[rows]
-        X = np.hstack([X, lex])
+        blocks.append(lex)
         everything = np.ones(len(X), dtype=bool)
         lexicon = GoldLexicon(grid, src_words, tgt_words, linked, everything, len(stats.index))
     wordnet = shared_wordnet() if lcfg.wordnet else None
@@ -481,17 +484,18 @@ def train_seed_model(
             hmm_k = _train_hmm(seen, cfg, others, lambda f, m: None, 0.0)
             members = [seen[gold_idx[n]] for n in np.flatnonzero(fold_of_pair == k)]
             evidence[fold == k] = hmm_evidence(hmm_k, members)
-        X = np.hstack([X, evidence])
+        blocks.append(evidence)
         gold_hmm = _train_hmm(seen, cfg, gold, lambda f, m: None, 0.0)
     if wordnet is not None:
         report(0.6, "WordNet relations of the gold pairs' words")
-        X = np.hstack([X, wordnet_features(grid, gold_pairs, wordnet)])
+        blocks.append(wordnet_features(grid, gold_pairs, wordnet))
     if vectors is not None:
         report(0.6, "word vectors of the gold pairs' words")
-        X = np.hstack([X, vector_features(grid, gold_pairs, vectors)])
+        blocks.append(vector_features(grid, gold_pairs, vectors))
     if thesaurus is not None:
         report(0.6, "the thesaurus on the gold pairs' words and phrases")
-        X = np.hstack([X, thesaurus_features(grid, gold_pairs, thesaurus, wordnet)])
+        blocks.append(thesaurus_features(grid, gold_pairs, thesaurus, wordnet))
+    X = np.hstack(blocks)
     names = (
         *FEATURE_NAMES,
         *(LEXICON_NAMES if lcfg.lexicon else ()),
