@@ -137,7 +137,16 @@ def thesaurus_features(
         return sparse.csr_matrix((np.ones(len(r), np.float32), (r, c)), (len(sets), width))
 
     out[:, 0] = meets(rows(listed), rows(forms), src[grid.row], tgt[grid.col], either_way=True)
-    # phrases: a few spans per sentence are terms; each is checked against the other side
+    # phrases: a few spans per sentence are terms; each is checked against the other side's
+    # words, with the entries met read once into sets
+    under: dict[int, frozenset[int]] = {}
+
+    def listed_under(term: int) -> frozenset[int]:
+        found = under.get(term)
+        if found is None:
+            found = under[term] = frozenset(thesaurus.entry(term).tolist())
+        return found
+
     for n, (s, t) in enumerate(pairs):
         lo, hi = int(grid.offsets[n]), int(grid.offsets[n + 1])
         if hi == lo:
@@ -145,8 +154,9 @@ def thesaurus_features(
         cells = out[lo:hi].reshape(len(s), len(t), len(THESAURUS_NAMES))
         for words, other, column in ((t, s, 1), (s, t, 2)):
             for a, b, phrase in _phrases(words, thesaurus):
+                below = listed_under(phrase)
                 for k, fs in enumerate(forms[types[w.casefold()]] for w in other):
-                    if any(thesaurus.lists(f, phrase) or thesaurus.lists(phrase, f) for f in fs):
+                    if any(f in below or phrase in listed_under(f) for f in fs):
                         if column == 1:
                             cells[k, a:b, 1] = 1.0
                         else:
