@@ -538,14 +538,17 @@ def train_seed_model(
         return out, FoldAverage(models, workers)
 
     folds = range(lcfg.folds)
-    first_input = views.first(X)
+    # the classifiers' inputs are formed on the rows a stage reads only (the others stay 0)
+    first_input = _on_rows(views.first(X[candidates]), candidates)
     stage_input, rows = first_input, candidates
     oof, first = out_of_fold("first stage", first_input, linked, rows)
     second = None
     if lcfg.stages == 2:
         context = context_features(oof, grid)
-        stage_input = np.hstack([first_input, views.context(context)])
         rows = candidates | _beside_a_likely_link(context, lcfg.widen)
+        added = rows & ~candidates
+        first_input[added] = views.first(X[added])
+        stage_input = _on_rows(np.hstack([first_input[rows], views.context(context[rows])]), rows)
         oof, second = out_of_fold("second stage", stage_input, linked, rows)
     threshold = lcfg.threshold if lcfg.threshold is not None else best_threshold(oof, linked)
     predicted = oof >= threshold
@@ -717,6 +720,14 @@ class LinkStages:
         linked = prob[rows] >= threshold
         sure[np.flatnonzero(rows)[linked]] = _proba(self.sure, stage_input[linked])
         return prob, sure
+
+
+def _on_rows(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``values`` (one row per True in ``rows``) in an array of ``len(rows)`` rows whose other
+    rows are 0: the features of the cells a classifier reads, at their cells' positions."""
+    out = np.zeros((len(rows), values.shape[1]), dtype=values.dtype)
+    out[rows] = values
+    return out
 
 
 def _beside_a_likely_link(context: np.ndarray, widen: float) -> np.ndarray:
