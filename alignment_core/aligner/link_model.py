@@ -374,14 +374,8 @@ class SeedModel:
         if self.gold_hmm is not None:
             seen = base_form_pairs(pairs, self.wordnet) if self.gold_hmm_base_forms else pairs
             blocks.append(hmm_evidence(self.gold_hmm, seen))
-        if self.wordnet is not None:
-            blocks.append(wordnet_features(grid, pairs, self.wordnet))
-        if self.vectors is not None:
-            blocks.append(vector_features(grid, pairs, self.vectors))
-        if self.thesaurus is not None:
-            blocks.append(thesaurus_features(grid, pairs, self.thesaurus, self.wordnet))
-        X = np.hstack(blocks) if len(blocks) > 1 else X
-        return X, grid
+        blocks += _knowledge_features(grid, pairs, self.wordnet, self.vectors, self.thesaurus)
+        return np.hstack(blocks), grid
 
     def align(self, pairs: TokenPairs) -> list[Alignment]:
         return self.predict(pairs)[0]
@@ -486,15 +480,9 @@ def train_seed_model(
             evidence[fold == k] = hmm_evidence(hmm_k, members)
         blocks.append(evidence)
         gold_hmm = _train_hmm(seen, cfg, gold, lambda f, m: None, 0.0)
-    if wordnet is not None:
-        report(0.6, "WordNet relations of the gold pairs' words")
-        blocks.append(wordnet_features(grid, gold_pairs, wordnet))
-    if vectors is not None:
-        report(0.6, "word vectors of the gold pairs' words")
-        blocks.append(vector_features(grid, gold_pairs, vectors))
-    if thesaurus is not None:
-        report(0.6, "the thesaurus on the gold pairs' words and phrases")
-        blocks.append(thesaurus_features(grid, gold_pairs, thesaurus, wordnet))
+    blocks += _knowledge_features(
+        grid, gold_pairs, wordnet, vectors, thesaurus, lambda what: report(0.6, what)
+    )
     X = np.hstack(blocks)
     names = (
         *FEATURE_NAMES,
@@ -589,6 +577,30 @@ def train_seed_model(
             "link_config": lcfg.to_dict(),
         },
     )
+
+
+def _knowledge_features(
+    grid: CellGrid,
+    pairs: TokenPairs,
+    wordnet: WordNet | None,
+    vectors: WordVectors | None,
+    thesaurus: Thesaurus | None,
+    say: Callable[[str], None] = lambda what: None,
+) -> list[np.ndarray]:
+    """The columns of the outside resources in use, in the order training and prediction
+    share (``WORDNET_NAMES``, ``VECTOR_NAMES``, ``THESAURUS_NAMES``); ``say`` hears what is
+    being computed."""
+    blocks = []
+    if wordnet is not None:
+        say("WordNet relations of the gold pairs' words")
+        blocks.append(wordnet_features(grid, pairs, wordnet))
+    if vectors is not None:
+        say("word vectors of the gold pairs' words")
+        blocks.append(vector_features(grid, pairs, vectors))
+    if thesaurus is not None:
+        say("the thesaurus on the gold pairs' words and phrases")
+        blocks.append(thesaurus_features(grid, pairs, thesaurus, wordnet))
+    return blocks
 
 
 def _note(wanted: bool, resource: Any) -> str:
