@@ -41,6 +41,12 @@ are never linked, which makes the classifiers 4× cheaper.
   edits (|seed Δ gold| over sure+possible links).
 * Sure or possible: a second classifier, trained on the gold links only, gives P(sure | link);
   a predicted link is sure when that reaches 0.5.
+* The model's own links count too: once the classifiers are fitted, the model aligns the
+  pairs without gold, and the gold HMM and the gold lexicon that seed are trained again on the
+  gold and those links (``pseudo_gold``). What the model found with confidence in one pair
+  (a word pair the vectors or the thesaurus vouched for, say) then counts as evidence for the
+  same words in the others. The classifiers are not refitted, and the cross-validated figures
+  are those of the first round.
 * Too little gold (fewer than ``min_gold_pairs``, default ``MIN_GOLD_PAIRS``): the model falls
   back to the HMM alone — trained with the gold as observed counts, as before — and says so
   (``kind == "hmm"``, ``info["reason"]``).
@@ -140,6 +146,8 @@ class LinkModelConfig:
       gold.
     * ``first_stage_iter``: the first stage's trees when a second stage follows (its
       probabilities are only the second stage's context; 20 did as well as 40).
+    * ``pseudo_gold``: after fitting, align the pairs without gold and train the gold HMM and
+      the gold lexicon that seed again on the gold plus those links (when either is used).
     """
 
     min_gold_pairs: int = MIN_GOLD_PAIRS
@@ -162,6 +170,7 @@ class LinkModelConfig:
     symmetric: bool = True
     workers: int | None = None
     first_stage_iter: int = 20
+    pseudo_gold: bool = True
 
     def __post_init__(self) -> None:
         problems = []
@@ -552,8 +561,7 @@ def train_seed_model(
     viterbi_both = X[:, FEATURE_NAMES.index("viterbi_both")] > 0.5
     cv_hmm = link_figures(viterbi_both, linked, identical, len(gold_idx))
 
-    report(1.0, "trained")
-    return SeedModel(
+    model = SeedModel(
         kind="supervised",
         hmm=hmm,
         stats=stats,
@@ -565,18 +573,46 @@ def train_seed_model(
         vectors=vectors,
         thesaurus=thesaurus,
         threshold=threshold,
-        info={
-            "gold_pairs": len(gold_idx),
-            "threshold": threshold,
-            "folds": lcfg.folds,
-            "wordnet": _note(lcfg.wordnet, wordnet),
-            "vectors": _note(lcfg.vectors, vectors),
-            "thesaurus": _note(lcfg.thesaurus, thesaurus),
-            "cv": cv,
-            "cv_hmm": cv_hmm,
-            "link_config": lcfg.to_dict(),
-        },
     )
+    # second round: the model's links on the pairs without gold count as gold for the
+    # gold HMM and the gold lexicon that seed (the classifiers stay as fitted)
+    unlabelled = [n for n in range(len(pairs)) if n not in gold] if lcfg.pseudo_gold else []
+    predicted: list[Alignment] = []
+    if unlabelled and (lexicon is not None or gold_hmm is not None):
+        report(0.95, f"the model's links on the {len(unlabelled)} pairs without gold, as counts")
+        predicted = model.align([pairs[n] for n in unlabelled])
+        counted = {**dict(zip(unlabelled, predicted, strict=True)), **gold}
+        if gold_hmm is not None:  # on the pairs (or base forms) the first one read
+            model.gold_hmm = _train_hmm(seen, cfg, counted, lambda f, m: None, 0.0)
+        if lexicon is not None:
+            model.lexicon = _lexicon_of(stats, pairs, counted)
+
+    report(1.0, "trained")
+    model.info = {
+        "gold_pairs": len(gold_idx),
+        "pseudo_gold_pairs": len(predicted),
+        "pseudo_gold_links": sum(len(a.all_links) for a in predicted),
+        "threshold": threshold,
+        "folds": lcfg.folds,
+        "wordnet": _note(lcfg.wordnet, wordnet),
+        "vectors": _note(lcfg.vectors, vectors),
+        "thesaurus": _note(lcfg.thesaurus, thesaurus),
+        "cv": cv,
+        "cv_hmm": cv_hmm,
+        "link_config": lcfg.to_dict(),
+    }
+    return model
+
+
+def _lexicon_of(stats: TokenStats, pairs: TokenPairs, alignments: Mapping[int, Alignment]):
+    """The gold lexicon counted on every cell of ``alignments``' pairs."""
+    idx = sorted(alignments)
+    chosen = [pairs[n] for n in idx]
+    grid = CellGrid.of([(len(s), len(t)) for s, t in chosen])
+    linked, _ = cell_labels(grid, [len(t) for _, t in chosen], [alignments[n] for n in idx])
+    src_words, tgt_words = stats.word_ids(chosen)
+    everything = np.ones(len(grid), dtype=bool)
+    return GoldLexicon(grid, src_words, tgt_words, linked, everything, len(stats.index))
 
 
 def _knowledge_features(

@@ -241,7 +241,8 @@ def _run_supervised(args, corpus, sentences, gold, bar) -> int:
             f"{hmm['edits_per_pair']:.2f}), F1 {_f(cv['all_f1'])} (HMM {_f(hmm['all_f1'])}), "
             f"non-identical F1 {_f(cv['nonident_f1'])} (HMM {_f(hmm['nonident_f1'])}); "
             f"WordNet: {model.info['wordnet']}; word vectors: {model.info['vectors']}; "
-            f"thesaurus: {model.info['thesaurus']}",
+            f"thesaurus: {model.info['thesaurus']}; its own links on "
+            f"{model.info['pseudo_gold_pairs']} pairs without gold counted as gold evidence",
             file=sys.stderr,
         )
     else:

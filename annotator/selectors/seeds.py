@@ -76,6 +76,12 @@ def seed_result_summary(result: Mapping[str, Any]) -> str | None:
                 if cv.get(key) is not None
             ]
             words.append(line + ("; " + ", ".join(scores) if scores else "") + ".")
+        counted = result.get("pseudo_gold_pairs")
+        if counted:
+            words.append(
+                f"Its own links on the {counted} pairs without gold then counted as gold for "
+                "the seeds' word-pair evidence."
+            )
     elif gold_pairs == 0:
         words = ["Model: the HMM alone, trained without gold."]
     else:

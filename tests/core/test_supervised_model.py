@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from alignment_core.aligner import AlignerConfig, train
+from alignment_core.aligner.features import LEXICON_NAMES, CellGrid
 from alignment_core.aligner.link_model import LinkModelConfig, train_seed_model
 from alignment_core.alignment import Alignment
 
@@ -154,6 +155,44 @@ def test_too_little_gold_falls_back_to_the_hmm_and_says_so():
     assert all(
         np.array_equal(m, p) for m, p in zip(matrices, none.hmm.posteriors(pairs[:2]), strict=True)
     )
+
+
+def test_the_models_own_links_on_pairs_without_gold_count_for_the_gold_evidence(planted):
+    """After fitting, the model aligns the 30 pairs without gold and counts its links in the
+    gold lexicon and the gold HMM that seed; the classifiers stay as they were fitted."""
+    pairs, gold, model = planted
+    off = train_seed_model(
+        pairs,
+        {n: gold[n] for n in range(60)},
+        config=CFG,
+        link_config=replace(FAST, pseudo_gold=False),
+    )
+    assert model.info["pseudo_gold_pairs"] == 30 and off.info["pseudo_gold_pairs"] == 0
+    first_round = off.align(pairs[60:])  # what the model found before counting its own links
+    assert model.info["pseudo_gold_links"] == sum(len(a.all_links) for a in first_round) > 0
+    # the first round is untouched: same threshold and cross-validated figures
+    assert model.threshold == off.threshold and model.info["cv"] == off.info["cv"]
+    # every source word is rare: a word pair of pair 70 was never seen in the gold, but now
+    # counts once, linked, wherever the first round linked it
+    n = 70
+    (source, target) = pairs[n]
+    linked = {(i, j) for i, j in first_round[n - 60].all_links if source[i] != "."}
+    assert linked
+    grid = CellGrid.of([(len(source), len(target))])
+    lex_on = model.lexicon.features(grid, *model.stats.word_ids([pairs[n]]))
+    lex_off = off.lexicon.features(grid, *off.stats.word_ids([pairs[n]]))
+    seen, rate = LEXICON_NAMES.index("gold_pair_seen"), LEXICON_NAMES.index("gold_pair_rate")
+    for i, j in linked:
+        cell = i * len(target) + j
+        assert lex_off[cell, seen] == 0 and lex_on[cell, seen] == pytest.approx(np.log(2))
+        assert lex_on[cell, rate] > 0.5 > lex_off[cell, rate]
+    # and the gold HMM that seeds is another one, with other evidence on those pairs
+    assert model.gold_hmm is not off.gold_hmm
+    on_p = model.gold_hmm.posteriors(pairs[60:])
+    off_p = off.gold_hmm.posteriors(pairs[60:])
+    assert any(not np.allclose(a, b) for a, b in zip(on_p, off_p, strict=True))
+    # on gold pairs nothing is new: their links were counted already
+    assert model.info["gold_pairs"] == off.info["gold_pairs"] == 60
 
 
 def test_deterministic_for_a_seed():
