@@ -79,8 +79,8 @@ def seed_result_summary(result: Mapping[str, Any]) -> str | None:
         counted = result.get("pseudo_gold_pairs")
         if counted:
             words.append(
-                f"Its own links on the {counted} pairs without gold then counted as gold for "
-                "the seeds' word-pair evidence."
+                f"Its own links on the {counted} pairs it did not learn from then counted as "
+                "gold for the seeds' word-pair evidence."
             )
     elif gold_pairs == 0:
         words = ["Model: the HMM alone, trained without gold."]

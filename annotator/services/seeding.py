@@ -173,8 +173,9 @@ def seed_project(
         "cv": _json_figures(model.info.get("cv")),
         "cv_hmm": _json_figures(model.info.get("cv_hmm")),
         "threshold": model.info.get("threshold"),
-        # the pairs without gold whose first-round links then counted as gold for the gold
-        # HMM and the gold's word-pair rates, and how many links that was
+        # the pairs the model did not learn from (no gold, or trial) whose first-round links
+        # then counted as gold for the gold HMM and the gold's word-pair rates, and how many
+        # links that was
         "pseudo_gold_pairs": model.info.get("pseudo_gold_pairs"),
         "pseudo_gold_links": model.info.get("pseudo_gold_links"),
         # English WordNet's relations as features: "WordNet 3.0", "off" or not installed

