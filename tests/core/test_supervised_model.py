@@ -191,7 +191,7 @@ def test_the_models_own_links_on_pairs_without_gold_count_for_the_gold_evidence(
     on_p = model.gold_hmm.posteriors(pairs[60:])
     off_p = off.gold_hmm.posteriors(pairs[60:])
     assert any(not np.allclose(a, b) for a, b in zip(on_p, off_p, strict=True))
-    # on gold pairs nothing is new: their links were counted already
+    # the gold itself is the same in both: only the pairs without gold were added
     assert model.info["gold_pairs"] == off.info["gold_pairs"] == 60
 
 
