@@ -18,7 +18,8 @@ the two words relate in English WordNet (``wordnet``: synonyms, related words, o
 what their definitions say), how close their meanings are by GloVe's word vectors
 (``vectors``: learnt from billions of words, they reach pairs no WordNet pointer joins),
 whether the Moby thesaurus lists one word, or a short phrase around it, under the other
-(``thesaurus``: "die" / "pass away"), and is labelled "linked" when it is a gold link (sure
+(``thesaurus``: "die" / "pass away"), what part of speech each word can be and which function
+word it is (``wordclass``: the article beside a linked noun), and is labelled "linked" when it is a gold link (sure
 or possible). The classifiers see these features symmetrised (``features.Symmetriser``): an
 alignment is a symmetric relation, so "forward posterior 0.8, backward 0.2" and "forward 0.2,
 backward 0.8" teach the same thing. Cells with no evidence at all (``features.candidate_cells``)
@@ -89,6 +90,7 @@ from alignment_core.aligner.vectors import (
     shared_vectors,
     vector_features,
 )
+from alignment_core.aligner.wordclass import WORD_CLASS_NAMES, word_class_features
 from alignment_core.aligner.wordnet import (
     WORDNET_NAMES,
     WordNet,
@@ -138,6 +140,8 @@ class LinkModelConfig:
     * ``thesaurus``: add whether the Moby thesaurus lists one word under the other, or a
       phrase of 2–4 words around one side's word under the other's (``aligner.thesaurus``),
       when it is installed.
+    * ``word_classes``: add each word's parts of speech by WordNet (when it is used) and its
+      class if it is an English function word (``aligner.wordclass``).
     * ``symmetric``: the classifiers see features that do not depend on which sentence is
       the source (``features.Symmetriser``), so what the gold says of a cell teaches both
       sides at once.
@@ -167,6 +171,7 @@ class LinkModelConfig:
     wordnet: bool = True
     vectors: bool = True
     thesaurus: bool = True
+    word_classes: bool = True
     symmetric: bool = True
     workers: int | None = None
     first_stage_iter: int = 20
@@ -327,6 +332,7 @@ class SeedModel:
         wordnet: WordNet | None = None,
         vectors: WordVectors | None = None,
         thesaurus: Thesaurus | None = None,
+        word_classes: bool = False,
         threshold: float = 0.5,
         info: dict[str, Any] | None = None,
     ) -> None:
@@ -340,6 +346,7 @@ class SeedModel:
         self.wordnet = wordnet
         self.vectors = vectors
         self.thesaurus = thesaurus
+        self.word_classes = word_classes
         self.threshold = threshold
         self.info = dict(info or {})
 
@@ -383,7 +390,9 @@ class SeedModel:
         if self.gold_hmm is not None:
             seen = base_form_pairs(pairs, self.wordnet) if self.gold_hmm_base_forms else pairs
             blocks.append(hmm_evidence(self.gold_hmm, seen))
-        blocks += _knowledge_features(grid, pairs, self.wordnet, self.vectors, self.thesaurus)
+        blocks += _knowledge_features(
+            grid, pairs, self.wordnet, self.vectors, self.thesaurus, self.word_classes
+        )
         return np.hstack(blocks), grid
 
     def align(self, pairs: TokenPairs) -> list[Alignment]:
@@ -490,7 +499,13 @@ def train_seed_model(
         blocks.append(evidence)
         gold_hmm = _train_hmm(seen, cfg, gold, lambda f, m: None, 0.0)
     blocks += _knowledge_features(
-        grid, gold_pairs, wordnet, vectors, thesaurus, lambda what: report(0.6, what)
+        grid,
+        gold_pairs,
+        wordnet,
+        vectors,
+        thesaurus,
+        lcfg.word_classes,
+        lambda what: report(0.6, what),
     )
     X = np.hstack(blocks)
     names = (
@@ -500,6 +515,7 @@ def train_seed_model(
         *(WORDNET_NAMES if wordnet is not None else ()),
         *(VECTOR_NAMES if vectors is not None else ()),
         *(THESAURUS_NAMES if thesaurus is not None else ()),
+        *(WORD_CLASS_NAMES if lcfg.word_classes else ()),
     )
     views = Views.of(names, lcfg.symmetric)
     workers = lcfg.workers or os.cpu_count() or 1
@@ -572,6 +588,7 @@ def train_seed_model(
         wordnet=wordnet,
         vectors=vectors,
         thesaurus=thesaurus,
+        word_classes=lcfg.word_classes,
         threshold=threshold,
     )
     # second round: the model's links on the pairs without gold count as gold for the
@@ -621,11 +638,12 @@ def _knowledge_features(
     wordnet: WordNet | None,
     vectors: WordVectors | None,
     thesaurus: Thesaurus | None,
+    word_classes: bool,
     say: Callable[[str], None] = lambda what: None,
 ) -> list[np.ndarray]:
-    """The columns of the outside resources in use, in the order training and prediction
-    share (``WORDNET_NAMES``, ``VECTOR_NAMES``, ``THESAURUS_NAMES``); ``say`` hears what is
-    being computed."""
+    """The columns of the outside resources in use and of the word classes, in the order
+    training and prediction share (``WORDNET_NAMES``, ``VECTOR_NAMES``, ``THESAURUS_NAMES``,
+    ``WORD_CLASS_NAMES``); ``say`` hears what is being computed."""
     blocks = []
     if wordnet is not None:
         say("WordNet relations of the gold pairs' words")
@@ -636,6 +654,9 @@ def _knowledge_features(
     if thesaurus is not None:
         say("the thesaurus on the gold pairs' words and phrases")
         blocks.append(thesaurus_features(grid, pairs, thesaurus, wordnet))
+    if word_classes:
+        say("word classes of the gold pairs' words")
+        blocks.append(word_class_features(grid, pairs, wordnet))
     return blocks
 
 

@@ -375,6 +375,11 @@ def _synset_id(pos_index: int, offset: int) -> int:
     return pos_index * 10**8 + offset
 
 
+def synset_pos(synset: int) -> int:
+    """The part of speech of a synset id (an index into ``POS``)."""
+    return synset // 10**8
+
+
 def wordnet_features(
     grid: CellGrid,
     pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
