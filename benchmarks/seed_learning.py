@@ -163,17 +163,21 @@ def edinburgh(folder: Path, sizes: list[str], seed: int) -> dict[str, Any]:
             timing = (wall, cpu)
             print(
                 f"  (evidence: WordNet {model.info.get('wordnet')}; word vectors "
-                f"{model.info.get('vectors')}; thesaurus {model.info.get('thesaurus')})"
+                f"{model.info.get('vectors')}; thesaurus {model.info.get('thesaurus')}; tag "
+                f"lexicon {model.info.get('tags')})"
             )
-            if model.vectors is not None or model.thesaurus is not None:
-                # what the outside resources bring, in the same run
-                plain, _ = run_supervised(
-                    sentences, gold, test_idx, seed, vectors=False, thesaurus=False
-                )
+            # what the word classes and the outside resources bring, in the same run
+            anchors = [
+                ("no word classes/tags", "no_word_classes", dict(word_classes=False, tags=False))
+            ]
+            if model.vectors is not None or model.thesaurus is not None or model.tags is not None:
+                off = dict(vectors=False, thesaurus=False, tags=False)
+                anchors.append(("no vectors/thesaurus/tags", "no_resources", off))
+            for label, key, changes in anchors:
+                plain, _ = run_supervised(sentences, gold, test_idx, seed, **changes)
                 f0 = figures(test_pairs, plain)
-                label = f"supervised, {k} gold, no vectors/thesaurus"
-                print(row(label, f0, "anchor"))
-                out["rows"][f"{k}_no_resources"] = f0
+                print(row(f"supervised, {k} gold, {label}", f0, "anchor"))
+                out["rows"][f"{k}_{key}"] = f0
 
     if timing:
         wall, cpu = timing

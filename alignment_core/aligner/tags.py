@@ -16,13 +16,12 @@ run time: without it the link model goes without these features and records so
     lexicon.tags("released")                  # ("VBN", "VBD")
     tag_features(grid, pairs, lexicon)        # TAG_NAMES per cell of a CellGrid
 
-Per word (casefolded), on each side of cell (i, j), with the tags grouped into ``COARSE``
-classes (noun, verb, adjective, adverb, determiner, preposition, pronoun, conjunction,
-number, punctuation, other):
+With the tags grouped into ``COARSE`` classes (noun, verb, adjective, adverb, determiner,
+preposition, pronoun, conjunction, number, punctuation, other), per word (casefolded) on
+each side of cell (i, j):
 
-* ``*_tag_first``: the class of its most frequent tag (an index into ``COARSE``; -1 for a
-  word the lexicon does not know);
-* ``*_tag_<class>``: 1 when any of its tags is of that class;
+* ``source_tag_first``, ``target_tag_first``: the class of its most frequent tag (an index
+  into ``COARSE``; -1 for a word the lexicon does not know);
 
 and of the two words together:
 
@@ -63,13 +62,7 @@ COARSE = (
     "punct",
     "other",
 )
-_SIDE = ("tag_first", *(f"tag_{name}" for name in COARSE))
-TAG_NAMES = (
-    *(f"source_{name}" for name in _SIDE),
-    *(f"target_{name}" for name in _SIDE),
-    "tag_same_first",
-    "tag_overlap",
-)
+TAG_NAMES = ("source_tag_first", "target_tag_first", "tag_same_first", "tag_overlap")
 
 
 def coarse(tag: str) -> int:
@@ -124,8 +117,9 @@ class TagLexicon:
         return self.entries.get(word.casefold(), ())
 
     def profile(self, word: str) -> np.ndarray:
-        """The per-word columns (``_SIDE``) of a word."""
-        out = np.zeros(len(_SIDE), dtype=np.float32)
+        """A word's first tag's class (-1: unknown), then 1 for each ``COARSE`` class any of
+        its tags is of."""
+        out = np.zeros(1 + len(COARSE), dtype=np.float32)
         tags = self.tags(word)
         if not tags:
             out[0] = -1.0
@@ -155,7 +149,7 @@ def tag_features(
     tgt = np.array(
         [types.setdefault(w.casefold(), len(types)) for _, t in pairs for w in t], dtype=np.int64
     )
-    profiles = np.zeros((len(types), len(_SIDE)), dtype=np.float32)
+    profiles = np.zeros((len(types), 1 + len(COARSE)), dtype=np.float32)
     for word, k in types.items():
         profiles[k] = lexicon.profile(word)
     a, b = profiles[src[grid.row]], profiles[tgt[grid.col]]
@@ -165,7 +159,7 @@ def tag_features(
     either = np.maximum(a[:, 1:], b[:, 1:]).sum(axis=1)
     overlap = np.full(len(grid), -1.0, dtype=np.float32)
     np.divide(shared, either, out=overlap, where=known & (either > 0))
-    return np.hstack([a, b, same[:, None], overlap[:, None]]).astype(np.float32, copy=False)
+    return np.stack([a[:, 0], b[:, 0], same, overlap], axis=1).astype(np.float32, copy=False)
 
 
 # -- installing ---------------------------------------------------------------------------

@@ -55,14 +55,15 @@ def test_the_classes_of_each_word_and_of_the_two_together():
     assert out[0, 0, T["source_tag_first"]] == K["det"] and out[0, 0, T["tag_same_first"]] == 1
     # "left": most often a participle (verb), also an adjective and a noun
     assert out[2, 0, T["source_tag_first"]] == K["verb"]
-    assert [out[2, 0, T[f"source_tag_{c}"]] for c in ("verb", "adj", "noun", "det")] == [1, 1, 1, 0]
+    profile = HAND.profile("left")
+    assert [profile[1 + K[c]] for c in ("verb", "adj", "noun", "det")] == [1, 1, 1, 0]
     assert out[2, 2, T["tag_same_first"]] == 1.0  # verb, verb
     assert out[2, 1, T["tag_same_first"]] == 0.0  # verb, noun
     assert out[2, 1, T["tag_overlap"]] == pytest.approx(2 / 3)  # {noun, adj} of {verb, adj, noun}
     # "man" is not in this lexicon: unknown, and so is everything it is compared with
     assert out[1, 0, T["source_tag_first"]] == -1.0
     assert out[1, 0, T["tag_same_first"]] == -1.0 and out[1, 0, T["tag_overlap"]] == -1.0
-    assert not out[1, :, T["source_tag_noun"]].any()
+    assert HAND.profile("man").tolist() == [-1.0] + [0.0] * len(COARSE)
 
 
 def test_swapping_the_sentences_swaps_source_and_target_columns():
@@ -130,7 +131,7 @@ def test_the_model_reports_the_lexicon_it_read(monkeypatch):
     assert model.info["tags"] == "hand" and model.tags is HAND
     off = train_seed_model(pairs, train_gold, config=cfg, link_config=replace(lcfg, tags=False))
     assert off.info["tags"] == "off" and off.tags is None
-    # 12 per-side columns symmetrised into 12, and the two joint columns
+    # two per-side columns symmetrised into two, and the two joint columns
     assert model.stages.first.n_features_in_ == off.stages.first.n_features_in_ + len(TAG_NAMES)
     monkeypatch.setattr(link_model_module, "shared_tags", lambda: None)
     missing = train_seed_model(pairs, train_gold, config=cfg, link_config=lcfg)
