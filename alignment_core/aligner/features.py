@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -133,6 +133,28 @@ class CellGrid:
         out = np.full(len(self), fill, dtype=values.dtype)
         out[inside] = values[idx[inside]]
         return out
+
+
+def per_word(
+    grid: CellGrid,
+    pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
+    profile: Callable[[str], np.ndarray],
+    width: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell of ``grid`` (the cells of ``pairs``), ``profile`` (``width`` float32 values
+    of a casefolded word, computed once per word type) of its source word and of its target
+    word."""
+    types: dict[str, int] = {}
+    src = np.array(
+        [types.setdefault(w.casefold(), len(types)) for s, _ in pairs for w in s], dtype=np.int64
+    )
+    tgt = np.array(
+        [types.setdefault(w.casefold(), len(types)) for _, t in pairs for w in t], dtype=np.int64
+    )
+    profiles = np.zeros((len(types), width), dtype=np.float32)
+    for word, k in types.items():
+        profiles[k] = profile(word)
+    return profiles[src[grid.row]], profiles[tgt[grid.col]]
 
 
 def casefold(token: str) -> str:

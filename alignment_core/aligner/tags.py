@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from alignment_core.aligner import resources
-from alignment_core.aligner.features import CellGrid
+from alignment_core.aligner.features import CellGrid, per_word
 from alignment_core.aligner.resources import NpmPackage, ResourceError
 
 NAME = "Penn Treebank tag lexicon"
@@ -142,17 +142,7 @@ def tag_features(
     lexicon: TagLexicon,
 ) -> np.ndarray:
     """``TAG_NAMES`` for every cell of ``grid`` (the cells of ``pairs``), float32."""
-    types: dict[str, int] = {}
-    src = np.array(
-        [types.setdefault(w.casefold(), len(types)) for s, _ in pairs for w in s], dtype=np.int64
-    )
-    tgt = np.array(
-        [types.setdefault(w.casefold(), len(types)) for _, t in pairs for w in t], dtype=np.int64
-    )
-    profiles = np.zeros((len(types), 1 + len(COARSE)), dtype=np.float32)
-    for word, k in types.items():
-        profiles[k] = lexicon.profile(word)
-    a, b = profiles[src[grid.row]], profiles[tgt[grid.col]]
+    a, b = per_word(grid, pairs, lexicon.profile, 1 + len(COARSE))
     known = (a[:, 0] >= 0) & (b[:, 0] >= 0)
     same = np.where(known, (a[:, 0] == b[:, 0]).astype(np.float32), -1.0)
     shared = (a[:, 1:] * b[:, 1:]).sum(axis=1)

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from alignment_core.aligner.features import CellGrid
+from alignment_core.aligner.features import CellGrid, per_word
 from alignment_core.aligner.wordnet import POS, WordNet, synset_pos
 
 # English function words by class (casefolded tokens as Edinburgh++ and MSR tokenise them).
@@ -93,17 +93,7 @@ def word_class_features(
     wordnet: WordNet | None = None,
 ) -> np.ndarray:
     """``WORD_CLASS_NAMES`` for every cell of ``grid`` (the cells of ``pairs``), float32."""
-    types: dict[str, int] = {}
-    src = np.array(
-        [types.setdefault(w.casefold(), len(types)) for s, _ in pairs for w in s], dtype=np.int64
-    )
-    tgt = np.array(
-        [types.setdefault(w.casefold(), len(types)) for _, t in pairs for w in t], dtype=np.int64
-    )
-    profiles = np.zeros((len(types), len(_SIDE)), dtype=np.float32)
-    for word, k in types.items():
-        profiles[k] = word_profile(word, wordnet)
-    a, b = profiles[src[grid.row]], profiles[tgt[grid.col]]
+    a, b = per_word(grid, pairs, lambda word: word_profile(word, wordnet), len(_SIDE))
     shares_a, shares_b = a[:, : len(POS)], b[:, : len(POS)]
     norms = np.linalg.norm(shares_a, axis=1) * np.linalg.norm(shares_b, axis=1)
     cosine = np.full(len(grid), -1.0, dtype=np.float32)
