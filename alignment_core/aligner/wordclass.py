@@ -26,7 +26,7 @@ and of the two words together:
     word_class_features(grid, pairs, wordnet)   # WORD_CLASS_NAMES per cell of a CellGrid
 
 Chosen on six outer 3-fold splits of Edinburgh++'s train gold (README, "Seeds that learn
-from the gold"); the list is English, as are WordNet, the vectors and the thesaurus: for
+(benchmarks/seed_learning.py)"); the list is English, as are WordNet, the vectors and the thesaurus: for
 another language the closed-class columns are all 0 and the trees ignore them.
 """
 
