@@ -19,8 +19,8 @@ by cross-validation inside that gold; the 306 test pairs are only scored. Figure
 Anchors measured in the same run: the unsupervised HMM (intersection), the HMM with the same
 gold as counts (λ = 0.9, today's "retrain with gold") and, with all the gold, the supervised
 model without the word classes and the tag lexicon, and without the word vectors, the
-thesaurus and the tag lexicon (what they bring, when they are installed); the issue's table (GIZA++ 7.14, ours 6.71 / 6.32 edits; no seeds 21.69) is printed beside
-them. With all the gold the model is also trained with the next ``--spread`` − 1 fold seeds
+thesaurus and the tag lexicon (what they bring, when they are installed); the issue's table
+(GIZA++ 7.14, ours 6.71 / 6.32 edits; no seeds 21.69) is printed beside them. With all the gold the model is also trained with the next ``--spread`` − 1 fold seeds
 (``LinkModelConfig(seed=...)``), since the random fold assignment alone moves the figure by
 about ±0.05. Timing: training plus aligning all 1,020 pairs with all the train gold, against
 the 30 s target.

@@ -110,6 +110,9 @@ TokenPairs = Sequence[tuple[Sequence[str], Sequence[str]]]
 MIN_GOLD_PAIRS = 20
 # Threshold candidates for decoding.
 THRESHOLDS = np.round(np.arange(0.05, 0.951, 0.01), 2)
+# The ``info`` keys that say which outside evidence a supervised model read: its name, "off",
+# or that it was not installed.
+EVIDENCE_KEYS = ("wordnet", "vectors", "thesaurus", "tags")
 
 
 @dataclass(frozen=True)

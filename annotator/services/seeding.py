@@ -26,6 +26,7 @@ from django.db import transaction
 
 from alignment_core.aligner import AlignerConfig
 from alignment_core.aligner.link_model import (
+    EVIDENCE_KEYS,
     MIN_GOLD_PAIRS,
     LinkModelConfig,
     train_seed_model,
@@ -96,6 +97,7 @@ def seed_project(
         progress=part(report, 0.01, _TRAIN_SHARE),
     )
     report(_TRAIN_SHARE, "aligning")
+    evidence = {key: model.info.get(key) for key in EVIDENCE_KEYS}
     if model.kind == "supervised":
         note = f"supervised link model on {len(gold)} gold pairs"
     else:
@@ -110,10 +112,7 @@ def seed_project(
                 **dataclasses.asdict(cfg),
                 "model_kind": model.kind,
                 "link_model": lcfg.to_dict() if model.kind == "supervised" else None,
-                "wordnet": model.info.get("wordnet"),
-                "vectors": model.info.get("vectors"),
-                "thesaurus": model.info.get("thesaurus"),
-                "tags": model.info.get("tags"),
+                **evidence,
             },
             gold_pairs=len(gold),
             note=note,
@@ -179,13 +178,9 @@ def seed_project(
         # links that was
         "pseudo_gold_pairs": model.info.get("pseudo_gold_pairs"),
         "pseudo_gold_links": model.info.get("pseudo_gold_links"),
-        # English WordNet's relations as features: "WordNet 3.0", "off" or not installed
-        "wordnet": model.info.get("wordnet"),
-        # GloVe's word vectors, the Moby thesaurus and the Penn Treebank tag lexicon as
-        # features: each one's name, "off" or not installed
-        "vectors": model.info.get("vectors"),
-        "thesaurus": model.info.get("thesaurus"),
-        "tags": model.info.get("tags"),
+        # WordNet, GloVe's word vectors, the Moby thesaurus and the Penn Treebank tag lexicon
+        # as features: each one's name, "off" or not installed
+        **evidence,
     }
 
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from alignment_core.aligner import resources, tags, thesaurus, vectors
+from alignment_core.aligner import resources
 from alignment_core.aligner.link_model import LinkModelConfig
+from alignment_core.cli.resources import PACKAGES
 from annotator.models import AlignerRun, Assignment, Job, SeedAlignment
 from annotator.selectors.queue import project_queue, resume_assignment
 from annotator.services.gold import set_gold
@@ -236,12 +237,7 @@ def test_a_finished_seed_job_shows_its_result_in_words_live_and_on_the_page(
     state = client.get(f"/jobs/{job.pk}/").json()
     edits = result["cv"]["edits_per_pair"]
     # CI installs all three (tests/core/test_resources.py)
-    packages = (
-        ("vectors", vectors.PACKAGE),
-        ("thesaurus", thesaurus.PACKAGE),
-        ("tags", tags.PACKAGE),
-    )
-    for key, package in packages:
+    for key, package in PACKAGES.items():
         source = resources.installed(package)
         assert result[key] == (resources.describe(source) if source else MISSING)
     assert state["summary"].startswith(
