@@ -20,10 +20,12 @@ Anchors measured in the same run: the unsupervised HMM (intersection), the HMM w
 gold as counts (λ = 0.9, today's "retrain with gold") and, with all the gold, the supervised
 model without the word classes and the tag lexicon, and without the word vectors, the
 thesaurus and the tag lexicon (what they bring, when they are installed); the issue's table
-(GIZA++ 7.14, ours 6.71 / 6.32 edits; no seeds 21.69) is printed beside them. With all the gold the model is also trained with the next ``--spread`` − 1 fold seeds
+(GIZA++ 7.14, ours 6.71 / 6.32 edits; no seeds 21.69) is printed beside them. With all the
+gold the model is also trained with the next ``--spread`` − 1 fold seeds
 (``LinkModelConfig(seed=...)``), since the random fold assignment alone moves the figure by
 about ±0.05. Timing: training plus aligning all 1,020 pairs with all the train gold, against
-the 30 s target.
+the 30 s target; the HMM anchor is timed warm. How the model's settings were chosen, and what
+was tried beside them: ``benchmarks/seed_learning.md``.
 
 MSR RTE2 dev (annotator A): k-fold cross-validation over the 800 pairs — the model trains on
 every pair's sentences and on A's gold of k−1 folds, and is scored against A on the last fold;

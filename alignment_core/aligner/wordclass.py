@@ -25,9 +25,9 @@ and of the two words together:
 
     word_class_features(grid, pairs, wordnet)   # WORD_CLASS_NAMES per cell of a CellGrid
 
-Chosen on six outer 3-fold splits of Edinburgh++'s train gold (README, "Seeds that learn
-(benchmarks/seed_learning.py)"); the list is English, as are WordNet, the vectors and the thesaurus: for
-another language the closed-class columns are all 0 and the trees ignore them.
+Chosen on six outer 3-fold splits of Edinburgh++'s train gold (the seed model's notebook,
+``benchmarks/seed_learning.md``); the list is English, as are WordNet, the vectors and the
+thesaurus: for another language the closed-class columns are all 0 and the trees ignore them.
 """
 
 from __future__ import annotations
