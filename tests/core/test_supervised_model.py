@@ -219,7 +219,8 @@ def test_the_seeding_classifier_is_the_mean_of_the_fold_classifiers(planted):
     stage = model.stages.second
     assert len(stage.models) == FAST.folds
     X = np.random.default_rng(0).random((50, stage.n_features_in_))
-    each = [m.predict_proba(X)[:, 1] for m in stage.models]
+    read = X[:, stage.columns]  # the columns its classifiers read
+    each = [m.predict_proba(read)[:, 1] for m in stage.models]
     assert not np.allclose(each[0], each[1])  # the folds saw different gold
     assert np.allclose(stage.predict_proba(X)[:, 1], np.mean(each, axis=0))
     assert np.allclose(stage.predict_proba(X).sum(axis=1), 1.0)
@@ -236,8 +237,59 @@ def test_the_trees_read_column_major_input_with_the_same_result(planted):
     assert np.array_equal(columns, X)
     # scored by each fold classifier straight from row-major float32, and through the model
     rows = np.ascontiguousarray(X, dtype=np.float32)
-    each = np.mean([m.predict_proba(rows)[:, 1] for m in model.stages.first.models], axis=0)
+    read = rows[:, model.stages.first.columns]
+    each = np.mean([m.predict_proba(read)[:, 1] for m in model.stages.first.models], axis=0)
     assert np.array_equal(model.stages.first.predict_proba(rows)[:, 1], each)
+
+
+def test_each_stage_leaves_out_the_columns_listed_as_unused(planted):
+    from alignment_core.aligner.features import FEATURE_NAMES
+    from alignment_core.aligner.link_model import GOLD_HMM_NAMES, UNUSED_COLUMNS, Views
+    from alignment_core.aligner.tags import TAG_NAMES
+    from alignment_core.aligner.thesaurus import THESAURUS_NAMES
+    from alignment_core.aligner.vectors import VECTOR_NAMES
+    from alignment_core.aligner.wordclass import WORD_CLASS_NAMES
+    from alignment_core.aligner.wordnet import WORDNET_NAMES
+
+    # every listed name is a column of the inputs with all the evidence (a misspelt name
+    # would leave out nothing)
+    every = (
+        *FEATURE_NAMES,
+        *LEXICON_NAMES,
+        *GOLD_HMM_NAMES,
+        *WORDNET_NAMES,
+        *VECTOR_NAMES,
+        *THESAURUS_NAMES,
+        *WORD_CLASS_NAMES,
+        *TAG_NAMES,
+    )
+    views = Views.of(every, symmetric=True)
+    assert UNUSED_COLUMNS["first stage"] <= set(views.first_names)
+    for later in ("second stage", "sure or possible"):
+        assert UNUSED_COLUMNS[later] <= set(views.first_names + views.context_names)
+    # the planted model's classifiers read every other column of their stage's input
+    pairs, gold, model = planted
+    names = model.stages.views.first_names
+    stages = (
+        (model.stages.first, names, "first stage"),
+        (model.stages.second, names + model.stages.views.context_names, "second stage"),
+        (model.stages.sure, names + model.stages.views.context_names, "sure or possible"),
+    )
+    for stage, inputs, name in stages:
+        assert stage.n_features_in_ == len(inputs)
+        read = [inputs[k] for k in stage.columns]
+        assert set(read) == set(inputs) - UNUSED_COLUMNS[name] and len(read) < len(inputs)
+        assert {m.n_features_in_ for m in stage.models} == {len(read)}
+    # without the list, every column; the planted rule is learnt either way
+    every_column = replace(FAST, skip_unused=False)
+    plain = train_seed_model(
+        pairs, {n: gold[n] for n in range(60)}, config=CFG, link_config=every_column
+    )
+    assert plain.stages.first.columns is None and plain.stages.second.columns is None
+    assert {m.n_features_in_ for m in plain.stages.first.models} == {len(names)}
+    held_out = range(60, 90)
+    predicted = plain.align([pairs[n] for n in held_out])
+    assert f1(predicted, [gold[n] for n in held_out]) > 0.9
 
 
 def test_sure_or_possible_is_only_read_where_a_link_is_predicted(planted):
