@@ -225,6 +225,14 @@ class WordNet:
         self._definition = lru_cache(maxsize=SYNSET_CACHE)(self._definition_uncached)
         self._gloss_words = lru_cache(maxsize=WORD_CACHE)(self._gloss_words_uncached)
         self._forms = lru_cache(maxsize=WORD_CACHE)(self._forms_uncached)
+        # For ``wordnet_features``: synsets and lemmas ("nodes"), and the words of definitions,
+        # numbered once for the reader's life (both are bounded by WordNet's own size), so a
+        # word's neighbourhoods and a synset's definition are kept as arrays of numbers.
+        self.node_ids: dict[int | tuple[str, str], int] = {}
+        self.node_keys: list[int | tuple[str, str]] = []
+        self.word_ids: dict[str, int] = {}
+        self._neighbourhood_ids = lru_cache(maxsize=WORD_CACHE)(self._neighbourhood_ids_uncached)
+        self._definition_ids = lru_cache(maxsize=SYNSET_CACHE)(self._definition_ids_uncached)
 
     @classmethod
     def load(cls, folder: str | Path | None = None) -> WordNet | None:
@@ -351,6 +359,40 @@ class WordNet:
             out.update(t for sym, t in self._pointers(s) if sym in UP_POINTERS)
         return frozenset(out)
 
+    # -- numbered, for the vectorised features ---------------------------------------------
+    def _number(self, key: int | tuple[str, str]) -> int:
+        k = self.node_ids.get(key)
+        if k is None:
+            k = self.node_ids[key] = len(self.node_keys)
+            self.node_keys.append(key)
+        return k
+
+    def _neighbourhood_ids_uncached(self, word: str) -> tuple[np.ndarray, ...]:
+        sets = (
+            self._synsets(word),
+            self._related(word),
+            self._related2(word),
+            frozenset(("lemma", base) for base in self.lemmas(word)),
+        )
+        return tuple(
+            np.array([self._number(x) for x in members], dtype=np.int64) for members in sets
+        )
+
+    def neighbourhood_ids(self, word: str) -> tuple[np.ndarray, ...]:
+        """A casefolded word's synsets, ``related`` and ``related2`` synsets, and its lemmas
+        (as ("lemma", base) keys), as numbers in ``node_ids``."""
+        return self._neighbourhood_ids(word)
+
+    def _definition_ids_uncached(self, synset: int) -> np.ndarray:
+        table = self.word_ids
+        return np.array(
+            [table.setdefault(w, len(table)) for w in self._definition(synset)], dtype=np.int64
+        )
+
+    def definition_ids(self, synset: int) -> np.ndarray:
+        """``definition(synset)`` as numbers in ``word_ids``."""
+        return self._definition_ids(synset)
+
     def relation(self, a: str, b: str) -> Relation:
         """How two words relate (casefolded first); identical words relate in every way."""
         a, b = a.casefold(), b.casefold()
@@ -405,51 +447,47 @@ def wordnet_features(
     src = np.array([types.setdefault(w.casefold(), len(types)) for s, _ in pairs for w in s])
     tgt = np.array([types.setdefault(w.casefold(), len(types)) for _, t in pairs for w in t])
     words = list(types)
-    synsets = [wordnet.synsets(w) for w in words]
-    neighbourhoods = (
-        synsets,
-        [wordnet.related(w) for w in words],
-        [wordnet.related2(w) for w in words],
-        [frozenset(("lemma", base) for base in wordnet.lemmas(w)) for w in words],
+    numbered = [wordnet.neighbourhood_ids(w) for w in words]
+    width = max(len(wordnet.node_keys), 1)
+    S, R, R2, L = (_incidence([ids[k] for ids in numbered], width) for k in range(4))
+    # each relation is found once per distinct pair of word types, then spread to the cells
+    codes, inverse = np.unique(
+        src[grid.row].astype(np.int64) * len(words) + tgt[grid.col], return_inverse=True
     )
-    ids: dict[int | tuple[str, str], int] = {}
-    for sets in neighbourhoods:
-        for members in sets:
-            for x in members:
-                ids.setdefault(x, len(ids))
-
-    S, R, R2, L = (_incidence(sets, ids) for sets in neighbourhoods)
-    a, b = src[grid.row], tgt[grid.col]
+    inverse = inverse.ravel()
+    a, b = codes // len(words), codes % len(words)
 
     synonym = meets(S, S, a, b)
     related_ = meets(S, R, a, b, either_way=True)
     sibling = meets(R, R, a, b)
     related2_ = meets(R2, R, a, b, either_way=True)
     same_lemma = meets(L, L, a, b)
-    has = np.array([bool(x) for x in synsets])
+    has = np.diff(S.indptr) > 0
     known = has[a] & has[b]
     identical = a == b
     columns = (synonym, related_, sibling, known, same_lemma, related2_)
     for k, column in enumerate(columns):
-        out[:, k] = column | identical
+        out[:, k] = (column | identical)[inverse]
     out[:, 3] = np.where(out[:, 3] > 0, 1.0, -1.0)
     for k, column in enumerate((0, 1, 5)):  # synonym, related, related2
         v = out[:, column].astype(np.float64)
         out[:, 6 + 2 * k] = np.bincount(grid.row, weights=v, minlength=grid.n_rows)[grid.row] - v
         out[:, 7 + 2 * k] = np.bincount(grid.col, weights=v, minlength=grid.n_cols)[grid.col] - v
-    out[:, 12:15] = _gloss_columns(wordnet, words, a, b, S, R, ids)
-    out[identical, 12:15] = 1.0
+    gloss = _gloss_columns(wordnet, words, a, b, S, R)
+    gloss[identical] = 1.0
+    out[:, 12:15] = gloss[inverse]
     return out
 
 
-def _incidence(sets: Sequence[frozenset], ids: dict) -> Any:
-    """Rows of 0/1: ``sets[r]``'s members, as columns numbered by ``ids``."""
+def _incidence(rows_of: Sequence[np.ndarray], width: int) -> Any:
+    """Rows of 0/1: row r has ones at the columns ``rows_of[r]``."""
     from scipy import sparse
 
-    rows = np.repeat(np.arange(len(sets)), [len(x) for x in sets])
-    cols = np.fromiter((ids[x] for members in sets for x in members), dtype=np.int64)
+    lengths = np.array([len(x) for x in rows_of], dtype=np.int64)
+    rows = np.repeat(np.arange(len(rows_of)), lengths)
+    cols = np.concatenate(rows_of) if len(rows_of) else np.zeros(0, dtype=np.int64)
     data = np.ones(len(rows), dtype=np.float32)
-    return sparse.csr_matrix((data, (rows, cols)), shape=(len(sets), max(len(ids), 1)))
+    return sparse.csr_matrix((data, (rows, cols)), shape=(len(rows_of), width))
 
 
 def meets(A: Any, B: Any, a: np.ndarray, b: np.ndarray, either_way: bool = False) -> np.ndarray:
@@ -473,44 +511,41 @@ def _gloss_columns(
     b: np.ndarray,
     synsets: Any,
     related: Any,
-    ids: dict,
 ) -> np.ndarray:
-    """``wordnet_gloss``, ``wordnet_gloss_related`` and ``wordnet_gloss_overlap`` of the word
-    types ``words[a]`` and ``words[b]`` (``WordNet.gloss``, vectorised). ``synsets`` and
-    ``related`` are the types' synsets and related synsets as 0/1 rows over ``ids``.
+    """``wordnet_gloss``, ``wordnet_gloss_related`` and ``wordnet_gloss_overlap`` of the
+    distinct word-type pairs ``words[a]``, ``words[b]`` (``WordNet.gloss``, vectorised).
+    ``synsets`` and ``related`` are the types' synsets and related synsets as 0/1 rows over
+    ``WordNet.node_ids``.
 
     Each synset's definition is read once, as a 0/1 row over words; a type's definition words
     are then a product (its synsets × their definitions), and a word's forms (one to three)
     against the other's definition words another. The overlap of two definitions (sets of
-    dozens of words) is counted row by row, once per distinct pair of types."""
-    words_ids: dict[str, int] = {}
-    forms = [wordnet.forms(w) for w in words]
-    for members in forms:
-        for x in members:
-            words_ids.setdefault(x, len(words_ids))
-    defined: list[frozenset[str]] = [frozenset()] * max(len(ids), 1)
+    dozens of words) is counted row by row."""
     read = np.unique(related.indices)  # own synsets are among the related ones
-    keys = list(ids)
+    keys = wordnet.node_keys
+    defined = [np.zeros(0, dtype=np.int64)] * related.shape[1]
     for k in read:
         if isinstance(keys[k], int):
-            defined[k] = wordnet.definition(keys[k])
-            for x in defined[k]:
-                words_ids.setdefault(x, len(words_ids))
-    F = _incidence(forms, words_ids)
-    D = _incidence(defined, words_ids)
+            defined[k] = wordnet.definition_ids(keys[k])
+    # a form no definition holds can meet none: it gets no column
+    table = wordnet.word_ids
+    forms = [
+        np.array([table[x] for x in wordnet.forms(w) if x in table], dtype=np.int64) for w in words
+    ]
+    width = max(len(table), 1)
+    F = _incidence(forms, width)
+    D = _incidence(defined, width)
     G, GR = (_binary(M @ D) for M in (synsets, related))
 
     hit = meets(F, G, a, b, either_way=True)
     hit_related = meets(F, GR, a, b, either_way=True)
-    codes, inverse = np.unique(a.astype(np.int64) * len(words) + b, return_inverse=True)
-    ua, ub = codes // len(words), codes % len(words)
-    shared = np.zeros(len(codes))
-    for lo in range(0, len(codes), GLOSS_CHUNK):
+    shared = np.zeros(len(a))
+    for lo in range(0, len(a), GLOSS_CHUNK):
         hi = lo + GLOSS_CHUNK
-        shared[lo:hi] = np.asarray(G[ua[lo:hi]].multiply(G[ub[lo:hi]]).sum(axis=1)).ravel()
+        shared[lo:hi] = np.asarray(G[a[lo:hi]].multiply(G[b[lo:hi]]).sum(axis=1)).ravel()
     size = np.diff(G.indptr).astype(np.float64)
-    overlap = shared / np.sqrt(np.maximum(size[ua] * size[ub], 1.0))
-    return np.column_stack([hit, hit_related, overlap[inverse.ravel()]])
+    overlap = shared / np.sqrt(np.maximum(size[a] * size[b], 1.0))
+    return np.column_stack([hit, hit_related, overlap])
 
 
 def _binary(M: Any) -> Any:

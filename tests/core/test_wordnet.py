@@ -190,6 +190,25 @@ def test_features_per_cell_match_the_relation_of_each_pair():
     assert col[:, W["wordnet_column_synonym_other"]].tolist() == [1, 1, 0]
 
 
+def test_a_reader_that_has_seen_other_words_gives_the_same_features():
+    # the reader numbers synsets and definition words once for its life: what one corpus
+    # numbered first must not change another's features
+    first = [(["The", "band", "released", "an", "album"], ["records", "are", "available"])]
+    then = [
+        (["Records", "became", "available"], ["the", "group", "has", "released", "music"]),
+        (["a", "devastating", "storm"], ["utter", "destruction", "followed"]),
+    ]
+    grid = CellGrid.of([(len(s), len(t)) for s, t in then])
+    used = WordNet.load()
+    wordnet_features(CellGrid.of([(len(s), len(t)) for s, t in first]), first, used)
+    seen_before = len(used.word_ids)
+    assert seen_before > 0
+    X = wordnet_features(grid, then, used)
+    assert len(used.word_ids) > seen_before  # the second corpus read new definitions
+    assert np.array_equal(X, wordnet_features(grid, then, WordNet.load()))
+    assert X[:, W["wordnet_gloss"]].any()
+
+
 def test_without_wordnet_every_cell_is_unknown():
     pairs = [(["big", "dog"], ["large", "hound"])]
     grid = CellGrid.of([(2, 2)])
