@@ -542,30 +542,41 @@ def train_seed_model(
     tags = shared_tags() if lcfg.tags else None
     gold_hmm = None
     base_forms = lcfg.gold_hmm and lcfg.gold_hmm_base_forms and wordnet is not None
-    if lcfg.gold_hmm:
-        # the HMM with gold as counts (seeds/004) knows the gold's word pairs; a fold's rows
-        # get the evidence of an HMM that counted the other folds' gold only
-        # (on base forms, the gold's word pairs also count for their other inflections)
-        seen = base_form_pairs(pairs, wordnet) if base_forms else pairs
+    seen = base_form_pairs(pairs, wordnet) if base_forms else pairs
+
+    def gold_hmms() -> tuple[np.ndarray, AlignerModel]:
+        """The HMM with gold as counts (seeds/004) knows the gold's word pairs; a fold's rows
+        get the evidence of an HMM that counted the other folds' gold only (on base forms,
+        the gold's word pairs also count for their other inflections). And the one that
+        counted all the gold, which seeds."""
         evidence = np.zeros((len(X), len(GOLD_HMM_NAMES)), dtype=np.float32)
         for k in range(lcfg.folds):
-            report(0.6, f"HMM with the gold of the other folds ({k + 1}/{lcfg.folds})")
             others = {gold_idx[n]: gold_alignments[n] for n in np.flatnonzero(fold_of_pair != k)}
             hmm_k = _train_hmm(seen, cfg, others, lambda f, m: None, 0.0)
             members = [seen[gold_idx[n]] for n in np.flatnonzero(fold_of_pair == k)]
             evidence[fold == k] = hmm_evidence(hmm_k, members)
-        blocks.append(evidence)
-        gold_hmm = _train_hmm(seen, cfg, gold, lambda f, m: None, 0.0)
-    blocks += _knowledge_features(
-        grid,
-        gold_pairs,
-        wordnet,
-        vectors,
-        thesaurus,
-        lcfg.word_classes,
-        tags,
-        lambda what: report(0.6, what),
-    )
+        return evidence, _train_hmm(seen, cfg, gold, lambda f, m: None, 0.0)
+
+    # the HMMs train (compiled kernels, mostly outside the GIL) in a thread while this one
+    # reads the outside resources (Python): on two cores, side by side
+    with ThreadPoolExecutor(max_workers=1) as beside:
+        hmms = beside.submit(gold_hmms) if lcfg.gold_hmm else None
+        if hmms is not None:
+            report(0.6, f"{lcfg.folds + 1} HMMs with the gold as counts")
+        knowledge = _knowledge_features(
+            grid,
+            gold_pairs,
+            wordnet,
+            vectors,
+            thesaurus,
+            lcfg.word_classes,
+            tags,
+            lambda what: report(0.6, what),
+        )
+        if hmms is not None:
+            evidence, gold_hmm = hmms.result()
+            blocks.append(evidence)
+    blocks += knowledge
     X = np.hstack(blocks)
     names = (
         *FEATURE_NAMES,
