@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -231,6 +232,7 @@ class WordNet:
         self.node_ids: dict[int | tuple[str, str], int] = {}
         self.node_keys: list[int | tuple[str, str]] = []
         self.word_ids: dict[str, int] = {}
+        self._numbering = threading.Lock()  # the reader is shared by a process's threads
         self._neighbourhood_ids = lru_cache(maxsize=WORD_CACHE)(self._neighbourhood_ids_uncached)
         self._definition_ids = lru_cache(maxsize=SYNSET_CACHE)(self._definition_ids_uncached)
 
@@ -374,9 +376,10 @@ class WordNet:
             self._related2(word),
             frozenset(("lemma", base) for base in self.lemmas(word)),
         )
-        return tuple(
-            np.array([self._number(x) for x in members], dtype=np.int64) for members in sets
-        )
+        with self._numbering:
+            return tuple(
+                np.array([self._number(x) for x in members], dtype=np.int64) for members in sets
+            )
 
     def neighbourhood_ids(self, word: str) -> tuple[np.ndarray, ...]:
         """A casefolded word's synsets, ``related`` and ``related2`` synsets, and its lemmas
@@ -384,10 +387,9 @@ class WordNet:
         return self._neighbourhood_ids(word)
 
     def _definition_ids_uncached(self, synset: int) -> np.ndarray:
-        table = self.word_ids
-        return np.array(
-            [table.setdefault(w, len(table)) for w in self._definition(synset)], dtype=np.int64
-        )
+        table, words = self.word_ids, self._definition(synset)
+        with self._numbering:
+            return np.array([table.setdefault(w, len(table)) for w in words], dtype=np.int64)
 
     def definition_ids(self, synset: int) -> np.ndarray:
         """``definition(synset)`` as numbers in ``word_ids``."""
