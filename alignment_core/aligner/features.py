@@ -383,7 +383,12 @@ def cell_features(
         col_ident_n,
         np.where(ident_fold > 0, np.abs(occurrence[row] - occurrence[n_src_tokens + col]), -1.0),
     ]
-    return np.column_stack(columns).astype(np.float32), grid
+    # written column by column into the float32 matrix (as ``column_stack`` then ``astype``
+    # would give it, without the float64 matrix between)
+    out = np.empty((len(grid), len(columns)), dtype=np.float32)
+    for k, column in enumerate(columns):
+        out[:, k] = column
+    return out, grid
 
 
 def candidate_cells(X: np.ndarray) -> np.ndarray:
