@@ -109,7 +109,8 @@ def _unit(rows: np.ndarray) -> np.ndarray:
 
 def _around(E: np.ndarray, itself: bool) -> np.ndarray:
     """Per token, the unit sum of its neighbours' vectors (and its own, if ``itself``)."""
-    padded = np.pad(E, ((1, 1), (0, 0)))
+    padded = np.zeros((len(E) + 2, E.shape[1]), dtype=E.dtype)  # a zero row either side
+    padded[1:-1] = E
     total = padded[:-2] + padded[2:] + (E if itself else 0.0)
     return _unit(total)
 
