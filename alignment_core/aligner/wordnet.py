@@ -435,10 +435,11 @@ def wordnet_features(
     the other sentence is less likely linked here), and what their definitions say
     (``WordNet.gloss``). Without a WordNet every cell is "unknown".
 
-    Vectorised: each word type's synsets, neighbourhoods and base forms become rows of sparse
-    0/1 matrices, and a relation of two words is a non-zero in a product of two of them, so
-    the cost does not grow with a Python loop over cells (``WordNet.relation`` and
-    ``WordNet.gloss`` are the same, one pair at a time)."""
+    Vectorised: each word type's synsets, neighbourhoods and base forms (numbered once for
+    the reader's life: ``WordNet.neighbourhood_ids``) become rows of sparse 0/1 matrices, and
+    a relation of two words is a non-zero in a product of two of them, looked up once per
+    distinct pair of word types, so the cost does not grow with a Python loop over cells
+    (``WordNet.relation`` and ``WordNet.gloss`` are the same, one pair at a time)."""
     out = np.zeros((len(grid), len(WORDNET_NAMES)), dtype=np.float32)
     if not len(grid):
         return out
