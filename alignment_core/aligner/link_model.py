@@ -591,14 +591,13 @@ def train_seed_model(
     views = Views.of(names, lcfg.symmetric)
     workers = lcfg.workers or os.cpu_count() or 1
     stage_names = ("first stage", "second stage")[: lcfg.stages] + ("sure or possible",)
-    # which input columns each stage's classifiers read (the first stage's inputs are the
-    # cell features' view; the later stages' also the first stage's context)
-    widths = {"first stage": views.first_names, "later": views.first_names + views.context_names}
+    # the input columns each stage's classifiers read (None: all). The first stage's inputs
+    # are the cell features' view; the later stages' also the first stage's context
+    later = views.first_names + views.context_names
     columns = {
-        name: _kept(
-            widths["first stage" if name == "first stage" else "later"],
-            UNUSED_COLUMNS[name] if lcfg.skip_unused and lcfg.stages == 2 else frozenset(),
-        )
+        name: _kept(views.first_names if name == "first stage" else later, UNUSED_COLUMNS[name])
+        if lcfg.skip_unused and lcfg.stages == 2
+        else None
         for name in stage_names
     }
 
