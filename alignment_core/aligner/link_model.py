@@ -115,15 +115,16 @@ THRESHOLDS = np.round(np.arange(0.05, 0.951, 0.01), 2)
 EVIDENCE_KEYS = ("wordnet", "vectors", "thesaurus", "tags")
 # Columns of the classifiers' (symmetrised) input that a stage leaves out (``skip_unused``):
 # no classifier of that stage chose one of them for a split in 16 fits (all of Edinburgh++'s
-# train gold, and the three folds of an outer split of it; four fold classifiers each). A
-# column no split chooses does not change the trees, so leaving them out gives the same
-# model, bit for bit, and the fits ~10% faster. Three duplicate an earlier column exactly
+# train gold, and the three folds of an outer split of it; four fold classifiers each), on
+# either of two machines (an AMD one without AVX-512 and an Intel one with it: last-bit
+# differences in the features let six more columns win a split on the second). A column no
+# split chooses does not change the trees, so leaving them out gives the same model, bit for
+# bit, and the fits ~10% faster. Three duplicate an earlier column exactly
 # (abs(position_diff) is position_diff_abs, min(post_forward,post_backward) is post_min,
 # min(viterbi_forward,viterbi_backward) is viterbi_both); the others say what other columns
 # say better (an identical word pair is also 1 in every WordNet column and in the spelling's).
 _NEVER_CHOSEN = (
     "abs(position_diff)",
-    "max(viterbi_forward,viterbi_backward)",
     "min(post_forward,post_backward)",
     "min(viterbi_forward,viterbi_backward)",
     "min(thesaurus_row_phrase,thesaurus_column_phrase)",
@@ -133,27 +134,22 @@ UNUSED_COLUMNS: dict[str, frozenset[str]] = {
     "first stage": frozenset(
         (
             *_NEVER_CHOSEN,
+            "max(viterbi_forward,viterbi_backward)",
             "identical",
             "identical_casefold",
             "wordnet_synonym",
             "wordnet_same_lemma",
-            "vector_known",
             "min(source_digit,target_digit)",
             "min(row_identical_count,column_identical_count)",
         )
     ),
-    "second stage": frozenset(
+    "second stage": frozenset((*_NEVER_CHOSEN, "identical_casefold", "wordnet_synonym")),
+    "sure or possible": frozenset(
         (
             *_NEVER_CHOSEN,
-            "viterbi_both",
-            "identical",
-            "identical_casefold",
-            "gold_hmm_both",
-            "wordnet_synonym",
+            "max(viterbi_forward,viterbi_backward)",
+            "min(row_identical_count,column_identical_count)",
         )
-    ),
-    "sure or possible": frozenset(
-        (*_NEVER_CHOSEN, "viterbi_both", "min(row_identical_count,column_identical_count)")
     ),
 }
 
