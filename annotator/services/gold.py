@@ -23,6 +23,7 @@ from annotator.models import (
     Project,
     SentencePair,
 )
+from annotator.services.seeding import maybe_start_auto_retrain
 
 Origin = GoldAlignment.Origin
 
@@ -136,10 +137,8 @@ def set_gold_many(
 
 
 def _after_gold_written(*, project: Project) -> None:
-    """The one place to react to new gold, once the write is committed (e.g.
-    ``maybe_start_auto_retrain(project=project)``, which the core helper adds)."""
-    from annotator.services.seeding import maybe_start_auto_retrain
-
+    """The one place to react to new gold, once the write is committed: the project may
+    retrain its seeds (every N new gold pairs, when it is set to)."""
     maybe_start_auto_retrain(project=project)
 
 
