@@ -119,7 +119,7 @@ EVIDENCE_KEYS = ("wordnet", "vectors", "thesaurus", "tags")
 # either of two machines (an AMD one without AVX-512 and an Intel one with it: last-bit
 # differences in the features let six more columns win a split on the second). A column no
 # split chooses does not change the trees, so leaving them out gives the same model, bit for
-# bit, and the fits ~10% faster. Three duplicate an earlier column exactly
+# bit, and fits that bin and scan fewer columns. Three duplicate an earlier column exactly
 # (abs(position_diff) is position_diff_abs, min(post_forward,post_backward) is post_min,
 # min(viterbi_forward,viterbi_backward) is viterbi_both); the others say what other columns
 # say better (an identical word pair is also 1 in every WordNet column and in the spelling's).
