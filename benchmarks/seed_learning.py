@@ -24,9 +24,9 @@ thesaurus and the tag lexicon (what they bring, when they are installed); the is
 gold the model is also trained with every input column (``skip_unused=False``: a check that
 ``UNUSED_COLUMNS`` gives the same seeds on this machine) and with the next ``--spread`` − 1
 fold seeds (``LinkModelConfig(seed=...)``), since the random fold assignment alone moves the
-figure by about ±0.05. Timing: training plus aligning all 1,020 pairs with all the train gold, against
-the 30 s target; the HMM anchor is timed warm. How the model's settings were chosen, and what
-was tried beside them: ``benchmarks/seed_learning.md``.
+figure by about ±0.05. Timing: training plus aligning all 1,020 pairs with all the train
+gold, against the 30 s target; the HMM anchor is timed warm. How the model's settings were
+chosen, and what was tried beside them: ``benchmarks/seed_learning.md``.
 
 MSR RTE2 dev (annotator A): k-fold cross-validation over the 800 pairs — the model trains on
 every pair's sentences and on A's gold of k−1 folds, and is scored against A on the last fold;
