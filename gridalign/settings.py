@@ -251,6 +251,10 @@ JOB_QUEUED_MAX = env_int("JOB_QUEUED_MAX", 6 * 3600, minimum=60)
 # Celery beat (exactly one per deployment: `rundev` embeds it, docker-compose has a `beat`
 # service) sweeps for such jobs every JOB_SWEEP_EVERY seconds; workers also sweep on start.
 JOB_SWEEP_EVERY = env_int("JOB_SWEEP_EVERY", 60, minimum=5)
+# A worker imports scikit-learn and reads the seed model's outside resources (WordNet, word
+# vectors, thesaurus, tag lexicon: ~280 MB) as it starts, before its pool's processes fork,
+# which then share them; off: each process reads them at its first supervised retrain.
+SEED_MODEL_PRELOAD = env_bool("SEED_MODEL_PRELOAD", True)
 CELERY_BEAT_SCHEDULE = {
     "fail-stale-jobs": {
         "task": "annotator.tasks.fail_stale_jobs",

@@ -23,7 +23,11 @@ from annotator.services.jobs import (
     run_job,
     start_job,
 )
-from annotator.signals import fail_job_of_failed_task, fail_stale_jobs_at_worker_start
+from annotator.signals import (
+    fail_job_of_failed_task,
+    fail_stale_jobs_at_worker_start,
+    preload_seed_model,
+)
 from annotator.tasks import fail_stale_jobs_task, run_job_task
 from gridalign.celery import app as celery_app
 
@@ -343,6 +347,31 @@ def test_worker_start_fails_stale_jobs(settings):
     job = running(beat_ago=600)
     fail_stale_jobs_at_worker_start(sender=None)
     assert Job.objects.get(pk=job.pk).status == "failed"
+
+
+def test_worker_start_preloads_the_seed_model_unless_turned_off(settings, monkeypatch, caplog):
+    from alignment_core.aligner import link_model
+
+    calls = []
+    monkeypatch.setattr(link_model, "preload", lambda: calls.append(1) or {"sklearn": 0.5})
+    settings.SEED_MODEL_PRELOAD = False
+    assert preload_seed_model(sender=None) is None and calls == []
+    settings.SEED_MODEL_PRELOAD = True
+    with caplog.at_level("INFO", logger="annotator.signals"):
+        assert preload_seed_model(sender=None) == {"sklearn": 0.5} and calls == [1]
+    assert "seed model preloaded in" in caplog.text and "sklearn 0.5 s" in caplog.text
+
+
+def test_a_resource_that_fails_to_preload_does_not_stop_the_worker(settings, monkeypatch, caplog):
+    from alignment_core.aligner import link_model
+
+    def broken():
+        raise ValueError("vectors.npy: not a NumPy file")
+
+    monkeypatch.setattr(link_model, "preload", broken)
+    settings.SEED_MODEL_PRELOAD = True
+    assert preload_seed_model(sender=None) is None
+    assert "could not preload" in caplog.text and "not a NumPy file" in caplog.text
 
 
 def test_worker_lost_signal_fails_the_job_of_a_killed_task():

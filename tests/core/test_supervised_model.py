@@ -3,14 +3,15 @@ possible, falls back to the HMM without enough gold, and is deterministic for a 
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from alignment_core.aligner import AlignerConfig, train
+from alignment_core.aligner import AlignerConfig, link_model, train
 from alignment_core.aligner.features import LEXICON_NAMES, CellGrid
-from alignment_core.aligner.link_model import LinkModelConfig, train_seed_model
+from alignment_core.aligner.link_model import LinkModelConfig, preload, train_seed_model
 from alignment_core.alignment import Alignment
 
 FAST = LinkModelConfig(max_iter=40, min_gold_pairs=20)
@@ -316,3 +317,21 @@ def test_bad_gold_and_settings_are_refused_with_the_reason():
         LinkModelConfig(first_stage_iter=0)
     with pytest.raises(ValueError, match="workers"):
         LinkModelConfig(workers=0)
+
+
+def test_preload_reads_what_the_first_supervised_model_would(monkeypatch):
+    """``preload`` (a worker calls it at start) loads each outside resource through the same
+    shared reader training uses, so training then finds it loaded; it times each."""
+    calls: list[str] = []
+    for key in link_model.EVIDENCE_KEYS:
+        reader = getattr(link_model, f"shared_{key}")
+        monkeypatch.setattr(
+            link_model,
+            f"shared_{key}",
+            lambda key=key, reader=reader: calls.append(key) or reader(),
+        )
+    seconds = preload()
+    assert calls == list(link_model.EVIDENCE_KEYS)
+    assert list(seconds) == ["sklearn", *link_model.EVIDENCE_KEYS]
+    assert all(value >= 0 for value in seconds.values())
+    assert "sklearn.ensemble" in sys.modules

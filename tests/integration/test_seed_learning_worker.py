@@ -69,6 +69,8 @@ def test_new_gold_retrains_the_seeds_automatically_in_a_worker(start_worker, dja
     )
 
     worker = start_worker(pool="prefork")
+    # the worker read the model's resources before its pool forked (SEED_MODEL_PRELOAD)
+    assert "seed model preloaded in" in worker.log, worker.log
     gold = {p.pk: identity_links(p.source_tokens, p.target_tokens) for p in pairs[:19]}
     set_gold_many(links_by_pair=gold, origin="imported")
     assert not Job.objects.filter(project=project).exists()  # 19 new gold pairs < 20
