@@ -323,8 +323,9 @@ def test_preload_reads_what_the_first_supervised_model_would(monkeypatch):
     """``preload`` (a worker calls it at start) loads each outside resource through the same
     shared reader training uses, so training then finds it loaded; it times each."""
     calls: list[str] = []
+    readers = {}
     for key in link_model.EVIDENCE_KEYS:
-        reader = getattr(link_model, f"shared_{key}")
+        reader = readers[key] = getattr(link_model, f"shared_{key}")
         monkeypatch.setattr(
             link_model,
             f"shared_{key}",
@@ -335,3 +336,5 @@ def test_preload_reads_what_the_first_supervised_model_would(monkeypatch):
     assert list(seconds) == ["sklearn", *link_model.EVIDENCE_KEYS]
     assert all(value >= 0 for value in seconds.values())
     assert "sklearn.ensemble" in sys.modules
+    # each reader keeps what it read (the process's one copy), so training reads nothing again
+    assert all(reader.cache_info().currsize == 1 for reader in readers.values())
