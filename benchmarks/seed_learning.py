@@ -135,11 +135,16 @@ def row(label: str, f: dict[str, Any], extra: str = "") -> str:
 HEADER = f"  {'seeds':<44}{'edits':>8}{'F1 all':>9}{'F1 n-id':>10}{'S/P':>7}"
 
 
-def edinburgh(folder: Path, sizes: list[str], seed: int, spread: int = 1) -> dict[str, Any]:
+def edinburgh_corpus(folder: Path) -> tuple[list[AlignedPair], list[AlignedPair], list]:
+    """Edinburgh++'s train and test pairs, and all 1,020 pairs' sentences (train first)."""
     train_pairs = read_split(folder, "train")
     test_pairs = read_split(folder, "test")
+    return train_pairs, test_pairs, [(p.source, p.target) for p in train_pairs + test_pairs]
+
+
+def edinburgh(folder: Path, sizes: list[str], seed: int, spread: int = 1) -> dict[str, Any]:
+    train_pairs, test_pairs, sentences = edinburgh_corpus(folder)
     corpus = train_pairs + test_pairs
-    sentences = [(p.source, p.target) for p in corpus]
     n_train = len(train_pairs)
     test_idx = list(range(n_train, len(corpus)))
     order = np.random.default_rng(seed).permutation(n_train)
@@ -271,12 +276,9 @@ def msr(folder: Path, folds: int, seed: int) -> dict[str, Any]:
 def fresh_child(root: Path, mode: str, seed: int) -> dict[str, Any]:
     """In this (fresh) process: train with all the train gold and align all 1,020 pairs,
     timed (after ``preload()`` if ``mode`` is "preloaded"), then the HMM alone, warm."""
-    train_pairs = read_split(root / "edinburgh", "train")
-    test_pairs = read_split(root / "edinburgh", "test")
-    corpus = train_pairs + test_pairs
-    sentences = [(p.source, p.target) for p in corpus]
-    gold = {i: corpus[i].alignment for i in range(len(train_pairs))}
-    every = list(range(len(corpus)))
+    train_pairs, test_pairs, sentences = edinburgh_corpus(root / "edinburgh")
+    gold = {i: p.alignment for i, p in enumerate(train_pairs)}
+    every = list(range(len(sentences)))
     preloaded = None
     if mode == "preloaded":
         from alignment_core.aligner.link_model import preload
@@ -367,17 +369,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.fresh:
         results: dict[str, Any] = {"fresh": fresh(root, args.fresh, args.seed)}
-        if args.json:
-            Path(args.json).write_text(json.dumps(results, indent=2, default=float))
-        return 0
-    sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
-    results = {"edinburgh": edinburgh(root / "edinburgh", sizes, args.seed, max(args.spread, 1))}
-    if not args.no_msr:
-        results["msr"] = msr(root / "msr-rte2-dev", args.msr_folds, args.seed)
-    print(
-        "\nIssue table (Edinburgh++ test, edits/pair): "
-        + "; ".join(f"{k} {v}" for k, v in ISSUE_EDITS.items())
-    )
+    else:
+        sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
+        spread = max(args.spread, 1)
+        results = {"edinburgh": edinburgh(root / "edinburgh", sizes, args.seed, spread)}
+        if not args.no_msr:
+            results["msr"] = msr(root / "msr-rte2-dev", args.msr_folds, args.seed)
+        print(
+            "\nIssue table (Edinburgh++ test, edits/pair): "
+            + "; ".join(f"{k} {v}" for k, v in ISSUE_EDITS.items())
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2, default=float))
     return 0
