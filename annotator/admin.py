@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils.text import format_lazy
 
 from annotator import models
-from annotator.services.accounts import deactivate_users, users_with_work
+from annotator.accounts.services.accounts import deactivate_users, users_with_work
 
 
 class ReadOnlyHistoryAdmin(admin.ModelAdmin):

@@ -39,7 +39,7 @@ def preload_seed_model(**_: Any) -> dict[str, float] | None:
 @worker_ready.connect
 def fail_stale_jobs_at_worker_start(**_: Any) -> None:
     """Jobs left running by a worker that was killed are failed when a worker starts."""
-    from annotator.services.jobs import fail_stale_jobs
+    from annotator.jobs.runner import fail_stale_jobs
 
     try:
         fail_stale_jobs()
@@ -64,7 +64,7 @@ def fail_job_of_failed_task(
         return
     from billiard.exceptions import WorkerLostError
 
-    from annotator.services.jobs import fail_job
+    from annotator.jobs.runner import fail_job
 
     if isinstance(exception, WorkerLostError):
         message = "Failed: worker lost"

@@ -1,6 +1,6 @@
 """Celery tasks. One runs jobs: it takes a job id and runs that job's work through ``run_job``,
 which keeps the Job row (status, progress, heartbeat, result, error) up to date. Which work a
-job kind runs is said once, in ``annotator.services.jobs.JOB_KINDS``; a new kind of job costs
+job kind runs is said once, in ``annotator.jobs.runner.JOB_KINDS``; a new kind of job costs
 one entry there and no task here. The other is housekeeping, scheduled by Celery beat
 (``CELERY_BEAT_SCHEDULE`` in the settings): the sweep that fails jobs whose worker died.
 
@@ -22,7 +22,7 @@ class JobTask(Task):
 
 @shared_task(base=JobTask, name="annotator.tasks.run_job")
 def run_job_task(job_id: int) -> None:
-    from annotator.services import jobs
+    from annotator.jobs import runner as jobs
 
     jobs.run_job(job_id)
 
@@ -30,6 +30,6 @@ def run_job_task(job_id: int) -> None:
 @shared_task(name="annotator.tasks.fail_stale_jobs", ignore_result=True)
 def fail_stale_jobs_task() -> int:
     """Fail running jobs whose heartbeat stopped (their worker died); returns how many."""
-    from annotator.services import jobs
+    from annotator.jobs import runner as jobs
 
     return jobs.fail_stale_jobs()

@@ -1,7 +1,13 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
-from annotator.views import adjudication, annotate, dashboard, health, jobs, lead, pages, profile
+from annotator.accounts.views import profile
+from annotator.common import views as health
+from annotator.gold import views as adjudication
+from annotator.grid import views as annotate
+from annotator.jobs import views as jobs
+from annotator.projects.views import lead, pages
+from annotator.reports.views import dashboard
 
 
 class IdConverter:

@@ -15,7 +15,7 @@ request spends in the server, without a network.
 * pair list: ``GET /api/pairs/?project=&page=k`` (50 per page, random pages) against a
   trivial DRF view (``{"ok": true}``, the same authentication and permission), interleaved.
   After the fill the tables are left as a large import leaves them: the import's own
-  ``VACUUM (ANALYZE)`` of the tables it wrote (``annotator.services.maintenance``), so
+  ``VACUUM (ANALYZE)`` of the tables it wrote (``annotator.corpora.services.maintenance``), so
   index-only scans see a settled visibility map at once; ``--no-vacuum`` measures rows
   written straight into the tables with nothing after (every row checked in the heap, until
   autovacuum comes round). Printed beside the figures: SQL queries per list request and the
@@ -44,7 +44,7 @@ def system_file(project, seed: int) -> tuple[bytes, list]:
     """The gold pairs as a JSONL system file with every 5th link dropped and a few moved."""
     from alignment_core import AlignedPair, Alignment
     from alignment_core.formats import format_pairs
-    from annotator.services.evaluation import gold_for_evaluation
+    from annotator.corpora.services.evaluation import gold_for_evaluation
 
     rng = random.Random(seed)
     gold = gold_for_evaluation(project=project)
@@ -132,9 +132,9 @@ def main() -> int:
 
         project, key = gold_project(args.pairs, args.seed)
         if not args.no_vacuum:  # what an import of this size does once it has committed
+            from annotator.corpora.services.importing import WRITTEN_BY_MODE
+            from annotator.corpora.services.maintenance import settle_tables
             from annotator.models import SentencePair
-            from annotator.services.importing import WRITTEN_BY_MODE
-            from annotator.services.maintenance import settle_tables
 
             started = time.perf_counter()
             assert settle_tables(models=[SentencePair, *WRITTEN_BY_MODE["gold"]])

@@ -61,8 +61,8 @@ def gold_project(n: int, seed: int, name: str = "bench"):
     from django.contrib.auth import get_user_model
     from django.db import connection
 
+    from annotator.accounts.services.tokens import create_token
     from annotator.models import GoldAlignment, Membership, Project, SentencePair, Subcorpus
-    from annotator.services.tokens import create_token
 
     rng = random.Random(seed)
     project = Project.objects.create(name=name)

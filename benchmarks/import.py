@@ -115,8 +115,8 @@ def run(args: argparse.Namespace, bench_url: str) -> int:
     from django.core.management import call_command
 
     from alignment_core.formats import read_pairs
+    from annotator.corpora.services.importing import import_file
     from annotator.models import Project, SentencePair, Subcorpus
-    from annotator.services.importing import import_file
 
     call_command("migrate", verbosity=0)
     n = args.pairs

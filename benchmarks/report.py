@@ -169,9 +169,9 @@ def run_report_job(project, samples: int) -> tuple[float, float, dict]:
     """Wall and CPU seconds of the report job as the worker runs it (``run_job``), and its
     report. CPU: this process's time (the job computes in this thread; the heartbeat thread
     only sleeps and writes a timestamp)."""
+    from annotator.jobs.runner import run_job
     from annotator.models import AgreementReport, Job
-    from annotator.services.jobs import run_job
-    from annotator.services.reports import clean_params
+    from annotator.reports.services import clean_params
 
     job = Job.objects.create(
         kind="report", project=project, params=clean_params({"samples": samples})

@@ -67,7 +67,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # first: a database that is away (restart, failover) answers 503 + Retry-After, not 500
-    "annotator.middleware.DatabaseUnavailableMiddleware",
+    "annotator.common.middleware.DatabaseUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files from STATIC_ROOT (collectstatic), straight after the HTTPS redirect: no
     # session or database work for them. With DEBUG on, runserver serves the sources.
@@ -168,13 +168,13 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, minim
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False  # no start-up banner on every command (lockouts are still logged)
-AXES_LOCKOUT_CALLABLE = "annotator.views.lockout.locked_out"
+AXES_LOCKOUT_CALLABLE = "annotator.accounts.views.lockout.locked_out"
 # The client's address: REMOTE_ADDR, unless NUM_PROXIES trusted proxies in front append to
 # X-Forwarded-For (then the address the outermost of them saw), as DRF's throttles read it.
 # Never a header the client alone controls, or one forged X-Forwarded-For per attempt would
 # escape the lockout; and behind a proxy not REMOTE_ADDR, or every client would share one.
 NUM_PROXIES = env_int("NUM_PROXIES", 0, minimum=0)
-AXES_CLIENT_IP_CALLABLE = "annotator.views.lockout.client_address"
+AXES_CLIENT_IP_CALLABLE = "annotator.accounts.views.lockout.client_address"
 
 REST_FRAMEWORK = {
     "NUM_PROXIES": NUM_PROXIES,
@@ -182,15 +182,15 @@ REST_FRAMEWORK = {
     # browser's session (with CSRF) second. No Basic auth: a password on every request would
     # bypass the token endpoint's throttle.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "annotator.api.authentication.TokenAuthentication",
+        "annotator.accounts.api.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "annotator.api.pagination.Pagination",
+    "DEFAULT_PAGINATION_CLASS": "annotator.common.pagination.Pagination",
     "PAGE_SIZE": 50,
-    "EXCEPTION_HANDLER": "annotator.api.errors.exception_handler",
+    "EXCEPTION_HANDLER": "annotator.common.errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.AnonRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("API_THROTTLE_ANON") or "120/min",
@@ -209,7 +209,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,  # upload endpoints: multipart request bodies, JSON answers
     "SCHEMA_PATH_PREFIX": "/api/",
     "ENUM_NAME_OVERRIDES": {
-        "FileFormatEnum": "annotator.api.schema.FILE_FORMAT_CHOICES",
+        "FileFormatEnum": "annotator.common.schema.FILE_FORMAT_CHOICES",
         "JobStatusEnum": "annotator.models.Job.Status",
         "AssignmentStatusEnum": "annotator.models.Assignment.Status",
     },

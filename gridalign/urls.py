@@ -3,6 +3,6 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("api/", include("annotator.api.urls")),
+    path("api/", include("annotator.api_urls")),
     path("", include("annotator.urls")),
 ]

@@ -8,8 +8,8 @@ from typing import Any
 
 from django import template
 
+from annotator.jobs import selectors as job_selectors
 from annotator.models import Job
-from annotator.selectors import jobs as job_selectors
 
 register = template.Library()
 

@@ -8,6 +8,7 @@ from django.core.cache import cache
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from annotator.accounts.services.tokens import create_token
 from annotator.models import (
     Annotation,
     Assignment,
@@ -18,7 +19,6 @@ from annotator.models import (
     SentencePair,
     Subcorpus,
 )
-from annotator.services.tokens import create_token
 
 PASSWORD = "test-password-123"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 
+from annotator.jobs.runner import run_job
 from annotator.models import Job
-from annotator.services.jobs import run_job
 
 
 def upload(name: str, text: str | bytes) -> io.BytesIO:

@@ -10,8 +10,8 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from annotator.accounts.services.tokens import create_token, touch_token
 from annotator.models import ApiToken
-from annotator.services.tokens import create_token, touch_token
 from tests.api.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db

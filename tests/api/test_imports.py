@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from annotator.corpora.services.uploads import upload_root
 from annotator.models import GoldAlignment, Job, SentencePair
-from annotator.services.uploads import upload_root
 from tests.api.helpers import run_queued, upload
 
 pytestmark = pytest.mark.django_db

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
+from annotator.accounts.services.tokens import create_token, digest_of
 from annotator.models import ApiToken
-from annotator.services.tokens import create_token, digest_of
 
 pytestmark = pytest.mark.django_db
 

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 
+from annotator.accounts.services.tokens import create_token, token_for_key
 from annotator.models import AgreementReport, AlignerRun, Job
-from annotator.services.tokens import create_token, token_for_key
 
 MAX_EXAMPLES = 20
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from annotator.grid.services import save_annotation, submit_annotation
 from annotator.models import (
     AlignerRun,
     Assignment,
@@ -25,7 +26,6 @@ from annotator.models import (
     SentencePair,
     Subcorpus,
 )
-from annotator.services.annotations import save_annotation, submit_annotation
 
 SOURCE = ["the", "two", "sides", "reached", "an", "agreement", "today"]  # 7 tokens
 TARGET = ["both", "parties", "arrived", "at", "a", "deal", "this", "morning"]  # 8 tokens

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
+from annotator.gold.selectors import combine
 from annotator.models import Assignment, GoldAlignment, GoldRevision
-from annotator.selectors.adjudication import combine
 from tests.app.lead_helpers import save_work
 
 pytestmark = pytest.mark.django_db
@@ -187,7 +187,7 @@ def test_an_imports_annotators_open_as_the_reports_a_and_b(client_for, lead, pai
     """Three annotators loaded by an import (no slots): the overlay shows the first two by
     assignment order, the same A and B as Table 3 and the disagreement browser; the list of
     pairs to adjudicate has the pair with its three annotators."""
-    from annotator.selectors.disagreements import disagreements
+    from annotator.reports.selectors.disagreements import disagreements
 
     people = [make_user(name) for name in ("zed", "amy", "bob")]
     for user, links in zip(people, (A, B, A[:1]), strict=True):

@@ -12,8 +12,8 @@ import re
 import pytest
 from django.utils import timezone
 
+from annotator.grid.services import flag_assignment, save_annotation, submit_annotation
 from annotator.models import Assignment
-from annotator.services.annotations import flag_assignment, save_annotation, submit_annotation
 from tests.app.grid_fixtures import grid, leaked_cells  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db

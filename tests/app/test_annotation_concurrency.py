@@ -15,8 +15,8 @@ import threading
 import pytest
 from django.db import connection, connections
 
+from annotator.grid.services import StaleVersion, save_annotation
 from annotator.models import Annotation, AnnotationRevision
-from annotator.services.annotations import StaleVersion, save_annotation
 from tests.app.grid_fixtures import grid  # noqa: F401
 from tests.conftest import need
 

@@ -10,8 +10,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotator.models import Annotation, AnnotationRevision, Assignment
-from annotator.services.annotations import (
+from annotator.grid.services import (
     AlreadySubmitted,
     AnnotationError,
     InvalidLinks,
@@ -24,6 +23,7 @@ from annotator.services.annotations import (
     save_annotation,
     submit_annotation,
 )
+from annotator.models import Annotation, AnnotationRevision, Assignment
 from tests.app.grid_fixtures import SEED_LINKS, grid  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db

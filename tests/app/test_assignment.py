@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from annotator.models import Annotation, AnnotationRevision, Assignment, AssignmentPlan
-from annotator.services.assignment import (
+from annotator.projects.services.assignment import (
     AssignmentError,
     AssignmentRequest,
     PlanError,

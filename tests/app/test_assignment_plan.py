@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotator.services.assignment_plan import PairToPlan, PlanError, plan_assignment
+from annotator.projects.services.assignment_plan import PairToPlan, PlanError, plan_assignment
 
 
 @st.composite

@@ -12,7 +12,7 @@ from django.urls import reverse
 from alignment_core.agreement import PairAnnotations, build_report, score_alignments
 from alignment_core.alignment import Alignment
 from annotator.models import AgreementReport, Job
-from annotator.services import reports as report_services
+from annotator.reports import services as report_services
 from tests.app.report_data import build_project, change_annotation
 
 SAMPLES = 20

@@ -10,9 +10,9 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
+from annotator.grid.services import save_annotation
 from annotator.management.commands.setup_demo import DEMO_PROJECT
 from annotator.models import AlignerRun, Assignment, Project, SeedAlignment
-from annotator.services.annotations import save_annotation
 
 pytestmark = pytest.mark.django_db
 

@@ -9,13 +9,13 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
-from annotator.models import AnnotationRevision, Assignment, GoldAlignment, GoldRevision
-from annotator.services.gold import (
+from annotator.gold.services.gold import (
     GoldError,
     gold_from_single_submission,
     reopen_assignment,
     set_gold,
 )
+from annotator.models import AnnotationRevision, Assignment, GoldAlignment, GoldRevision
 from tests.app.lead_helpers import save_work
 
 pytestmark = pytest.mark.django_db
@@ -106,7 +106,7 @@ def test_reopen_sends_a_submitted_pair_back_with_a_reopen_revision(pair, annotat
 
 
 def test_submitting_through_the_annotation_service_makes_single_gold(pair, annotator):
-    from annotator.services.annotations import save_annotation, submit_annotation
+    from annotator.grid.services import save_annotation, submit_annotation
 
     a = Assignment.objects.create(pair=pair, annotator=annotator)
     save_annotation(assignment=a, user=annotator, links=[[0, 0, "P"]], base_version=0)

@@ -8,7 +8,7 @@ import time
 import pytest
 from django.db import connection, connections
 
-from annotator.selectors import health
+from annotator.common import health
 
 pytestmark = pytest.mark.django_db
 

@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from alignment_core import AlignedPair, Alignment
+from annotator.corpora.services.importing import CorpusImportError, import_pairs
 from annotator.models import (
     AlignerRun,
     Annotation,
@@ -23,7 +24,6 @@ from annotator.models import (
     SentencePair,
     Subcorpus,
 )
-from annotator.services.importing import CorpusImportError, import_pairs
 
 pytestmark = pytest.mark.django_db
 FIXTURES = Path(__file__).parent / "fixtures" / "import"

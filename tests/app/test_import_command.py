@@ -12,6 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from annotator.corpora.services.importing import ImportSource, import_files
 from annotator.models import (
     AlignerRun,
     Annotation,
@@ -21,7 +22,6 @@ from annotator.models import (
     SeedAlignment,
     SentencePair,
 )
-from annotator.services.importing import ImportSource, import_files
 from tests.app.test_import import FIXTURES, snapshot
 
 pytestmark = pytest.mark.django_db

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from alignment_core import AlignedPair
+from annotator.corpora.services.importing import CorpusImportError, import_pairs
 from annotator.models import Annotation, Assignment, GoldAlignment, SentencePair
-from annotator.services.importing import CorpusImportError, import_pairs
 from tests.app.test_import import ap, snapshot, three_pairs
 
 pytestmark = pytest.mark.django_db

@@ -9,14 +9,14 @@ import pytest
 from django.db import connection, transaction
 
 from alignment_core import AlignedPair, Alignment
-from annotator.models import GoldAlignment, Project, SentencePair
-from annotator.services import maintenance
-from annotator.services.importing import (
+from annotator.corpora.services import maintenance
+from annotator.corpora.services.importing import (
     CorpusImportError,
     ImportSource,
     import_files,
     import_pairs,
 )
+from annotator.models import GoldAlignment, Project, SentencePair
 from tests.conftest import need
 
 

@@ -8,8 +8,8 @@ import pytest
 from django.utils import timezone
 
 from alignment_core.progress import part
+from annotator.jobs.runner import JobReporter, run_job
 from annotator.models import Job
-from annotator.services.jobs import JobReporter, run_job
 
 pytestmark = pytest.mark.django_db
 

@@ -13,16 +13,16 @@ from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from annotator.models import Job, Project
-from annotator.selectors.jobs import get_job, job_state
-from annotator.services import jobs
-from annotator.services.jobs import (
+from annotator.jobs import runner as jobs
+from annotator.jobs.runner import (
     JobReporter,
     bookkeeping_alias,
     fail_stale_jobs,
     run_job,
     start_job,
 )
+from annotator.jobs.selectors import get_job, job_state
+from annotator.models import Job, Project
 from annotator.signals import (
     fail_job_of_failed_task,
     fail_stale_jobs_at_worker_start,

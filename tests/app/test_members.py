@@ -9,8 +9,13 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotator.models import Annotation, Assignment, Membership, Project
-from annotator.services.assignment import AssignmentRequest, apply_assignment
-from annotator.services.members import MemberError, add_member, create_annotator, remove_member
+from annotator.projects.services.assignment import AssignmentRequest, apply_assignment
+from annotator.projects.services.members import (
+    MemberError,
+    add_member,
+    create_annotator,
+    remove_member,
+)
 from tests.app.lead_helpers import make_pairs, save_work
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from annotator.models import Assignment
-from annotator.selectors.progress import project_progress
+from annotator.projects.selectors.progress import project_progress
 from tests.app.lead_helpers import add_annotators, make_pairs, save_work, seed_all
 
 pytestmark = pytest.mark.django_db

@@ -7,10 +7,10 @@ import pytest
 
 from alignment_core.agreement import PairAnnotations, build_report, score_word
 from alignment_core.alignment import Alignment
+from annotator.jobs.runner import JOB_KINDS, work_for
 from annotator.models import AgreementReport, AlignerRun, Job, SeedAlignment
-from annotator.selectors import reports as report_selectors
-from annotator.services import reports as report_services
-from annotator.services.jobs import JOB_KINDS, work_for
+from annotator.reports import services as report_services
+from annotator.reports.selectors import reports as report_selectors
 from tests.app.report_data import build_project, change_annotation
 
 SAMPLES = 25
@@ -157,13 +157,13 @@ def test_bad_parameters_are_named_and_nothing_is_queued(project, lead, params, n
 
 def test_the_report_kind_is_registered():
     assert work_for("report") is report_services.report_work
-    assert JOB_KINDS["report"] == "annotator.services.reports.report_work"
+    assert JOB_KINDS["report"] == "annotator.reports.services.report_work"
 
 
 def test_the_job_runs_the_service_and_its_result_holds_no_figures(
     project, planned, lead, django_capture_on_commit_callbacks
 ):
-    from annotator.services.jobs import run_job
+    from annotator.jobs.runner import run_job
 
     with django_capture_on_commit_callbacks(execute=False):
         job = report_services.start_report_job(

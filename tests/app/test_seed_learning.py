@@ -10,10 +10,10 @@ from django.utils import timezone
 from alignment_core.aligner import resources
 from alignment_core.aligner.link_model import LinkModelConfig
 from alignment_core.cli.resources import PACKAGES
+from annotator.gold.services.gold import set_gold
+from annotator.grid.selectors.queue import project_queue, resume_assignment
 from annotator.models import AlignerRun, Assignment, Job, SeedAlignment
-from annotator.selectors.queue import project_queue, resume_assignment
-from annotator.services.gold import set_gold
-from annotator.services.seeding import maybe_start_auto_retrain, seed_project
+from annotator.seeding.services import maybe_start_auto_retrain, seed_project
 from tests.app.conftest import identity_links
 
 pytestmark = pytest.mark.django_db
@@ -177,7 +177,7 @@ def seed_result(**overrides):
 
 
 def test_a_seed_result_in_words_names_the_model_its_figures_and_the_assignments():
-    from annotator.selectors.seeds import seed_result_summary
+    from annotator.seeding.selectors import seed_result_summary
 
     assert seed_result_summary(seed_result()) == (
         "Model: the supervised link model, trained on 120 gold pairs (WordNet: WordNet 3.0; "

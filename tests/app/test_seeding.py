@@ -16,7 +16,7 @@ from annotator.models import (
     Membership,
     SeedAlignment,
 )
-from annotator.services.seeding import seed_project
+from annotator.seeding.services import seed_project
 from annotator.tasks import run_job_task as seed_task
 from tests.app.conftest import identity_links
 

@@ -8,7 +8,7 @@ import pytest
 
 from alignment_core.aligner import AlignerConfig, train
 from annotator.models import AlignerRun, SeedAlignment
-from annotator.services.seeding import dequantise_posteriors, quantise_posteriors, seed_project
+from annotator.seeding.services import dequantise_posteriors, quantise_posteriors, seed_project
 
 pytestmark = pytest.mark.django_db
 

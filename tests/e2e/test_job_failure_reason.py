@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from annotator.jobs.runner import fail_job
 from annotator.models import Job, Membership, Project
-from annotator.services.jobs import fail_job
 from tests.conftest import REPO_ROOT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -22,7 +22,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse
 from django.test import RequestFactory
 
-from annotator.middleware import DatabaseUnavailableMiddleware
+from annotator.common.middleware import DatabaseUnavailableMiddleware
 from tests.conftest import need
 from tests.faults.processes import (
     PrivatePostgres,
@@ -88,7 +88,7 @@ SETUP = """
 import json
 from django.contrib.auth import get_user_model
 from annotator.models import Assignment, Membership, Project, SentencePair
-from annotator.services.tokens import create_token
+from annotator.accounts.services.tokens import create_token
 project = Project.objects.create(name="db restart")
 out = []
 for n in range({clients}):

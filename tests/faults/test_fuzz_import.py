@@ -20,15 +20,15 @@ from hypothesis import strategies as st
 
 from alignment_core.alignment import AlignedPair, Alignment
 from alignment_core.formats import format_pairs, format_sentences
-from annotator.models import Project
-from annotator.services.importing import (
+from annotator.corpora.services.importing import (
     LOAD_MODES,
     CorpusImportError,
     ImportReport,
     import_file,
     import_pairs,
 )
-from annotator.services.importing_checks import subcorpus_problem
+from annotator.corpora.services.importing_checks import subcorpus_problem
+from annotator.models import Project
 from tests.app.test_import import TABLES
 from tests.faults.test_fuzz_formats import ALPHABET, SAMPLE_PAIRS, _encode
 

@@ -13,8 +13,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from alignment_core import AlignedPair
+from annotator.corpora.services.importing import CorpusImportError, import_pairs
 from annotator.models import Project, SentencePair
-from annotator.services.importing import CorpusImportError, import_pairs
 from tests.app.test_import import snapshot
 
 pytestmark = pytest.mark.django_db

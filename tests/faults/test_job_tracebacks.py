@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from annotator.jobs.runner import run_job
 from annotator.models import Job, Membership
-from annotator.services.jobs import run_job
 
 pytestmark = pytest.mark.django_db
 

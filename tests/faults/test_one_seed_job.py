@@ -10,9 +10,9 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from annotator.jobs.runner import fail_stale_jobs, start_job
 from annotator.models import Job, Project
-from annotator.services.jobs import fail_stale_jobs, start_job
-from annotator.services.seeding import start_seed_job
+from annotator.seeding.services import start_seed_job
 from tests.conftest import need
 
 

@@ -28,6 +28,8 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
+from annotator.corpora.services.uploads import start_import_job, store_upload
+from annotator.jobs.runner import fail_stale_jobs
 from annotator.models import (
     AlignerRun,
     Assignment,
@@ -38,9 +40,7 @@ from annotator.models import (
     SeedAlignment,
     SentencePair,
 )
-from annotator.services.jobs import fail_stale_jobs
-from annotator.services.seeding import start_seed_job
-from annotator.services.uploads import start_import_job, store_upload
+from annotator.seeding.services import start_seed_job
 from tests.integration.conftest import (  # noqa: F401 - the worker fixtures, found by name
     add_random_pairs,
     postgres_and_redis,

@@ -16,9 +16,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from annotator.jobs.runner import fail_stale_jobs
 from annotator.models import Job, Membership, Project, SeedAlignment, SentencePair
-from annotator.services.jobs import fail_stale_jobs
-from annotator.services.seeding import SEED_CHUNK, start_seed_job
+from annotator.seeding.services import SEED_CHUNK, start_seed_job
 from tests.faults.test_worker_kill import IMPORT_PAIRS, corpus, start_import
 from tests.integration.conftest import add_random_pairs, wait_for, write_pending
 from tests.integration.test_worker import watch

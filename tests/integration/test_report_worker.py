@@ -9,8 +9,8 @@ import pytest
 from alignment_core.agreement import PairAnnotations, build_report
 from alignment_core.alignment import Alignment
 from annotator.models import AgreementReport, Membership, Project
-from annotator.selectors.reports import report_freshness
-from annotator.services.reports import start_report_job
+from annotator.reports.selectors.reports import report_freshness
+from annotator.reports.services import start_report_job
 from tests.app.report_data import build_project, change_annotation
 from tests.integration.test_worker import watch
 

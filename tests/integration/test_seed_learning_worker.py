@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
+from annotator.gold.services.gold import set_gold_many
 from annotator.models import (
     AlignerRun,
     Annotation,
@@ -17,8 +18,7 @@ from annotator.models import (
     SeedAlignment,
     SentencePair,
 )
-from annotator.services.gold import set_gold_many
-from annotator.services.seeding import seed_project
+from annotator.seeding.services import seed_project
 from tests.integration.test_worker import watch
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

@@ -15,7 +15,7 @@ from annotator.models import (
     SeedAlignment,
     SentencePair,
 )
-from annotator.services.seeding import start_seed_job
+from annotator.seeding.services import start_seed_job
 from tests.integration.test_worker import watch
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

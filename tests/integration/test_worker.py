@@ -9,8 +9,8 @@ import time
 import pytest
 from django.utils import timezone
 
+from annotator.jobs.runner import start_selftest_job
 from annotator.models import Job
-from annotator.services.jobs import start_selftest_job
 from tests.integration.conftest import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

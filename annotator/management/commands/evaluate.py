@@ -18,8 +18,13 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from alignment_core.formats import FORMATS, FormatError
+from annotator.corpora.services.evaluation import (
+    LEVELS,
+    EvaluationRefused,
+    SystemFile,
+    evaluate_file,
+)
 from annotator.models import Project
-from annotator.services.evaluation import LEVELS, EvaluationRefused, SystemFile, evaluate_file
 
 
 class Command(BaseCommand):

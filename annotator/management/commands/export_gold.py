@@ -17,8 +17,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotator.models import Project
-from annotator.services.export import (
+from annotator.corpora.services.export import (
     EXPORT_FORMATS,
     TEXT_CHOICES,
     ExportOptions,
@@ -26,6 +25,7 @@ from annotator.services.export import (
     file_name,
     prepare_export,
 )
+from annotator.models import Project
 
 
 class Command(BaseCommand):

@@ -31,16 +31,16 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from alignment_core.progress import ProgressBar
-from annotator.models import Membership, Project
-from annotator.services.importing import (
+from annotator.corpora.services.importing import (
     LOAD_MODES,
     TOKEN_MISMATCH_POLICIES,
     CorpusImportError,
     ImportSource,
     import_files,
 )
-from annotator.services.importing_checks import project_name_problem
-from annotator.services.members import MemberError, add_member
+from annotator.corpora.services.importing_checks import project_name_problem
+from annotator.models import Membership, Project
+from annotator.projects.services.members import MemberError, add_member
 
 PER_FILE = ("source_text", "target_text", "sure_file", "annotator")
 HINTS = {  # what the service says -> the option that answers it

@@ -26,9 +26,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from alignment_core.formats import read_pairs
+from annotator.corpora.services.importing import import_pairs
 from annotator.models import Assignment, Membership, Project, SeedAlignment, SentencePair
-from annotator.services.importing import import_pairs
-from annotator.services.seeding import seed_project
+from annotator.seeding.services import seed_project
 
 DEMO_PROJECT = "Demo: paraphrase alignment"
 DEMO_PAIRS = Path(__file__).resolve().parents[2] / "demo_data" / "demo_pairs.jsonl"

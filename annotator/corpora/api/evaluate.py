@@ -1,0 +1,121 @@
+"""``POST /api/projects/{id}/evaluate/``: score an uploaded system alignment file against the
+project's gold (leads). The answer carries the keys of ``python -m alignment_core score
+--json`` plus the same figures per subcorpus and every pair that could not be scored."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from alignment_core.formats import FORMATS
+from annotator.common.errors import BadInput
+from annotator.common.negotiation import FileFormatNegotiation
+from annotator.common.permissions import project_for_request
+from annotator.common.schema import ERRORS
+from annotator.common.upload_fields import ChoiceField, EncodingField, refuse_large
+from annotator.corpora.services.evaluation import (
+    LEVELS,
+    EvaluationRefused,
+    SystemFile,
+    evaluate_file,
+)
+
+
+class EvaluateRequest(serializers.Serializer):
+    file = serializers.FileField(help_text="the system's alignments")
+    format = ChoiceField(
+        choices=[f for f, info in FORMATS.items() if info.carries_alignment],
+        required=False,
+        help_text="default: guessed from the file name",
+    )
+    level = ChoiceField(choices=LEVELS, default="both")
+    include_identical = serializers.BooleanField(
+        default=False, help_text="also count links between identical words"
+    )
+    encoding = EncodingField()
+    source_text = serializers.FileField(
+        required=False,
+        help_text="pharaoh/naacl: the sentences (one per line, with target_text, or a "
+        "tsv/bitext/jsonl file alone). Default: the project's gold pairs in export order",
+    )
+    target_text = serializers.FileField(required=False)
+
+
+FIGURES = {"precision_sure": 0.91, "recall_sure": 0.84, "f1": 0.874}
+FIGURES_P = {"precision_possible": 0.88, "recall_possible": 0.8}
+EXAMPLE = {
+    "pairs": 30,
+    "word": {**FIGURES, **FIGURES_P, "aer": 0.12},
+    "phrase": {**FIGURES, **FIGURES_P},
+    "subcorpora": {"news": {"pairs": 10, "word": {"f1": 0.9}, "phrase": {"f1": 0.8}}},
+    "level": "both",
+    "include_identical": False,
+    "gold_pairs": 31,
+    "unmatched": [{"id": "t1", "reason": "a trial pair (never gold)"}],
+    "token_mismatch": [{"id": "n7", "reason": "source token 2 is 'colour' in the file, ..."}],
+    "missing": [],
+}
+
+
+class EvaluateView(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+    renderer_classes = [JSONRenderer]
+    content_negotiation_class = FileFormatNegotiation
+
+    @extend_schema(
+        operation_id="projects_evaluate",
+        summary="Score a system's alignments against the gold (leads)",
+        description=(
+            "Multipart upload of an alignment file in any format of SPEC §2. Pairs are matched "
+            "to the gold by id; trial pairs are never gold. `word` and `phrase` have the keys "
+            "of `python -m alignment_core score --json`; `subcorpora` repeats them per "
+            "subcorpus; `unmatched`, `token_mismatch` and `missing` list every pair not scored."
+        ),
+        request={"multipart/form-data": EvaluateRequest},
+        responses={
+            200: OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                examples=[OpenApiExample("Scores", value=EXAMPLE, response_only=True)],
+            ),
+            413: ERRORS[400],
+            **ERRORS,
+        },
+        examples=[
+            OpenApiExample(
+                "Pharaoh against the gold's text",
+                value={"file": "system.pharaoh", "format": "pharaoh", "level": "both"},
+                request_only=True,
+                media_type="multipart/form-data",
+            )
+        ],
+    )
+    def post(self, request, project_id: int):
+        project = project_for_request(request=request, project_id=project_id, lead=True)
+        form = EvaluateRequest(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        refuse_large({role: data.get(role) for role in ("file", "source_text", "target_text")})
+        upload, src, tgt = data["file"], data.get("source_text"), data.get("target_text")
+        system = SystemFile(
+            name=upload.name,
+            data=upload.read(),
+            fmt=data.get("format"),
+            encoding=data["encoding"],
+            source_text=(src.name, src.read()) if src is not None else None,
+            target_text=(tgt.name, tgt.read()) if tgt is not None else None,
+        )
+        try:  # a FormatError (file, line, reason) is a 400 too (errors.py)
+            result = evaluate_file(
+                project=project,
+                file=system,
+                level=data["level"],
+                include_identical=data["include_identical"],
+            )
+        except EvaluationRefused as exc:
+            raise BadInput(str(exc)) from None
+        return Response(result)

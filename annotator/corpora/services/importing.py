@@ -1,0 +1,375 @@
+"""Import sentence pairs, with or without alignments, into a project (issue 2: Import).
+
+``import_pairs`` stores pairs already read (by ``alignment_core.formats`` or the API);
+``import_files`` / ``import_file`` read files first, then import them together. Alignments can
+be loaded as gold, as seeds (one imported AlignerRun per file) or as an annotator's submitted
+annotations.
+
+All or nothing: everything is checked before anything is written, the writes happen in one
+transaction, and any problem raises ``CorpusImportError`` (file, line or pair, reason) with the
+database unchanged. Pairs already in the project (same external id) are matched, never
+rewritten: a file may only attach alignments to them, and its tokens must be the stored ones.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from django.db import transaction
+
+from alignment_core import AlignedPair
+from alignment_core.formats import FORMATS, FormatError, guess_format, read_pairs
+from alignment_core.progress import Progress, part, silent
+from annotator.corpora.services.importing_checks import (
+    check_pairs,
+    filter_length_ratio,
+    subcorpus_problem,
+    username_problem,
+)
+from annotator.corpora.services.importing_plan import plan_pairs, write_pairs
+from annotator.corpora.services.importing_report import (
+    CorpusImportError,
+    DroppedPair,
+    ImportReport,
+    Problem,
+    TokenMismatch,
+)
+from annotator.corpora.services.importing_write import (
+    check_alignment_conflicts,
+    resolve_annotators,
+    write_alignments,
+)
+from annotator.corpora.services.maintenance import settle_after_commit
+from annotator.models import (
+    Annotation,
+    AnnotationRevision,
+    Assignment,
+    GoldAlignment,
+    GoldRevision,
+    Project,
+    SeedAlignment,
+    SentencePair,
+)
+
+# The tables an import writes besides the pairs, by ``load_alignments_as``: settled after a
+# large import (``services.maintenance``).
+WRITTEN_BY_MODE = {
+    "gold": (GoldAlignment, GoldRevision),
+    "seed": (SeedAlignment,),
+    "annotator": (Assignment, Annotation, AnnotationRevision),
+}
+
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
+
+__all__ = [
+    "CorpusImportError",
+    "DroppedPair",
+    "ImportReport",
+    "ImportSource",
+    "LOAD_MODES",
+    "TOKEN_MISMATCH_POLICIES",
+    "TokenMismatch",
+    "import_file",
+    "import_files",
+    "import_pairs",
+    "read_source",
+]
+
+LOAD_MODES = ("gold", "seed", "annotator")
+# error: a file whose tokens differ from a stored pair is refused;
+# skip: that pair's alignment is not loaded (reported);
+# same-shape: loaded onto the stored tokens when both sides have the same token counts
+#   (the MSR RTE data has annotator C writing ".." for "." in 41 pairs), else skipped.
+TOKEN_MISMATCH_POLICIES = ("error", "skip", "same-shape")
+
+
+def import_pairs(
+    *,
+    project: Project,
+    pairs: Sequence[AlignedPair],
+    load_alignments_as: str | None = None,
+    annotator: AbstractBaseUser | str | None = None,
+    subcorpus: str | None = None,
+    max_length_ratio: float | None = None,
+    progress: Progress | None = None,
+    source_name: str = "",
+    on_token_mismatch: str = "error",
+    replace_gold: bool = False,
+    dry_run: bool = False,
+    settle: bool = True,
+) -> ImportReport:
+    """Store ``pairs`` in ``project``; optionally load their alignments. Returns what it did.
+
+    * ``load_alignments_as``: None (text only; alignments in the input are ignored with a
+      warning), "gold" (GoldAlignment, origin imported; an existing different gold is an error
+      unless ``replace_gold``), "seed" (one AlignerRun kind=imported, note=``source_name``)
+      or "annotator" (a submitted Assignment + Annotation v1 + its first revision).
+    * ``annotator``: for "annotator" mode, a User or a username (created inactive, with no
+      usable password, when missing); None takes each pair's ``AlignedPair.annotator``.
+      Every annotator becomes an annotator member of the project. An annotator's existing
+      work on a pair is never overwritten: identical links count as unchanged, others are an
+      error.
+    * ``subcorpus``: the subcorpus of pairs that name none themselves (a TSV column or an
+      Edinburgh id prefix names one), as ``read_pairs(subcorpus=...)`` does.
+    * ``metadata["trial"]`` sets is_trial; the key is not kept in the stored metadata
+      (is_trial is the one place it lives). Other metadata is stored as given.
+    * ``max_length_ratio``: pairs with max(N, M) / min(N, M) above it are not imported;
+      the report lists them.
+    * ``on_token_mismatch``: see TOKEN_MISMATCH_POLICIES.
+    * ``progress(fraction, message)`` is called as work advances; ``dry_run`` does everything
+      and rolls back. ``source_name`` names the input in errors, notes and the report.
+    * ``settle``: a large import vacuums its tables once committed (:func:`_settle_later`);
+      a caller importing several inputs in one transaction passes False and settles once.
+
+    Raises CorpusImportError (a ValueError) with nothing written; ValueError for bad options.
+    """
+    name = source_name or "<input>"
+    _check_options(load_alignments_as, on_token_mismatch, max_length_ratio, subcorpus)
+    if annotator is not None and load_alignments_as != "annotator":
+        raise ValueError("annotator only applies to load_alignments_as='annotator'")
+    tick = progress or silent
+    tick(0.0, f"checking {len(pairs)} pairs")
+    report = ImportReport(
+        files=[name],
+        load_alignments_as=load_alignments_as,
+        dry_run=dry_run,
+        pairs_read=len(pairs),
+        max_length_ratio=max_length_ratio,
+    )
+    if not pairs:
+        raise CorpusImportError(
+            Problem("no sentence pairs to import: the input is empty (or only blank)", file=name)
+        )
+    per_pair_annotator = load_alignments_as == "annotator" and annotator is None
+    problems = check_pairs(
+        pairs,
+        file=name,
+        per_pair_annotator=per_pair_annotator,
+        max_tokens=project.max_tokens,
+    )
+    fixed_name: str | None = None
+    if load_alignments_as == "annotator" and annotator is not None:
+        fixed_name = annotator if isinstance(annotator, str) else annotator.get_username()
+        if reason := username_problem(fixed_name):
+            problems.insert(0, Problem(reason, file=name))
+    if problems:
+        raise CorpusImportError(problems)
+    kept, report.dropped = filter_length_ratio(pairs, max_length_ratio)
+    tick(0.1, "checked")
+
+    with transaction.atomic():
+        # One import at a time per project: positions and conflict checks stay true.
+        Project.objects.select_for_update().filter(pk=project.pk).exists()
+        plan = plan_pairs(
+            project=project,
+            kept=kept,
+            name=name,
+            mode=load_alignments_as,
+            fixed_name=fixed_name,
+            subcorpus=subcorpus,
+            on_token_mismatch=on_token_mismatch,
+            report=report,
+        )
+        users = resolve_annotators(
+            project=project,
+            names=sorted({load.annotator for load in plan.loads if load.annotator}),
+            given=None if isinstance(annotator, str) else annotator,
+            report=report,
+            create=False,
+        )
+        problems = check_alignment_conflicts(
+            mode=load_alignments_as,
+            loads=[load for load in plan.loads if load.pair_pk is not None],
+            users=users,
+            replace_gold=replace_gold,
+            file=name,
+        )
+        if problems:
+            raise CorpusImportError(problems)
+        tick(0.25, "checked against the project")
+
+        write_pairs(project=project, plan=plan, report=report, tick=part(tick, 0.25, 0.75))
+        if plan.loads:
+            users = resolve_annotators(
+                project=project,
+                names=sorted({load.annotator for load in plan.loads if load.annotator}),
+                given=None if isinstance(annotator, str) else annotator,
+                report=report,
+                create=True,
+            )
+            for load in plan.loads:
+                if load.pair_pk is None:
+                    load.pair_pk = plan.new_pks[load.pair.id]
+            write_alignments(
+                project=project,
+                mode=load_alignments_as or "",
+                loads=plan.loads,
+                users=users,
+                replace_gold=replace_gold,
+                file=name,
+                report=report,
+                tick=part(tick, 0.75, 1.0),
+            )
+        if dry_run:
+            transaction.set_rollback(True)
+        elif settle:
+            _settle_later(report)
+    tick(1.0, "done")
+    return report
+
+
+def _settle_later(report: ImportReport) -> None:
+    """After the commit, VACUUM (ANALYZE) the tables the import wrote, if it wrote many rows
+    (``services.maintenance``); nothing if the transaction rolls back."""
+    settle_after_commit(
+        models=(SentencePair, *WRITTEN_BY_MODE.get(report.load_alignments_as or "", ())),
+        rows=report.pairs_created + report.alignments_written,
+    )
+
+
+def _check_options(
+    mode: str | None, policy: str, max_ratio: float | None, subcorpus: str | None
+) -> None:
+    if mode is not None and mode not in LOAD_MODES:
+        raise ValueError(f"load_alignments_as must be one of {LOAD_MODES} or None, not {mode!r}")
+    if policy not in TOKEN_MISMATCH_POLICIES:
+        raise ValueError(f"on_token_mismatch must be one of {TOKEN_MISMATCH_POLICIES}")
+    if max_ratio is not None and not max_ratio >= 1.0:
+        raise ValueError(f"max_length_ratio must be at least 1 (it is max/min), got {max_ratio}")
+    if subcorpus is not None:
+        reason = "empty name" if not subcorpus else subcorpus_problem(subcorpus)
+        if reason:
+            raise ValueError(f"subcorpus: {reason}")
+
+
+# -- files ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ImportSource:
+    """One file to import and how to read it (see ``alignment_core.formats.read_pairs``).
+
+    ``fmt`` None guesses from the name. ``source_text``/``target_text`` give the sentences for
+    alignment-only formats (pharaoh, naacl: two one-sentence-per-line files, or
+    ``source_text`` alone as a tsv/bitext/jsonl file, format ``text_format`` or guessed) and
+    the target side of ``parallel``; ``sure_path`` is Edinburgh's sure-only file beside its
+    sure+poss file. ``annotator`` is the username whose annotations these are (annotator
+    mode; None = the names inside the file).
+    """
+
+    path: str | os.PathLike[str]
+    fmt: str | None = None
+    encoding: str = "utf-8"
+    source_text: str | os.PathLike[str] | None = None
+    target_text: str | os.PathLike[str] | None = None
+    sure_path: str | os.PathLike[str] | None = None
+    annotator: str | None = None
+    text_format: str | None = None
+
+
+def read_source(source: ImportSource, *, max_tokens: int | None = None) -> list[AlignedPair]:
+    """Read one file into pairs; any reader error becomes a CorpusImportError (file:line).
+    A sentence longer than ``max_tokens`` (either side) is refused with its line."""
+    name = str(source.path)
+    fmt = source.fmt or guess_format(source.path)
+    if fmt is None:
+        raise CorpusImportError(
+            Problem(
+                f"cannot tell the format from the file name; give it ({', '.join(FORMATS)})",
+                file=name,
+            )
+        )
+    try:
+        return read_pairs(
+            source.path,
+            fmt,
+            encoding=source.encoding,
+            source_text=source.source_text,
+            target_text=source.target_text,
+            sure_path=source.sure_path,
+            text_format=source.text_format,
+            max_tokens=max_tokens,
+        )
+    except FormatError as exc:
+        raise CorpusImportError(Problem(exc.reason, file=exc.file or name, line=exc.line)) from exc
+    except UnicodeError as exc:  # a reader should have said so; keep the promise anyway
+        raise CorpusImportError(Problem(f"cannot decode: {exc}", file=name)) from exc
+    except OSError as exc:
+        raise CorpusImportError(Problem(f"cannot read: {exc.strerror or exc}", file=name)) from exc
+
+
+def import_files(
+    *,
+    project: Project,
+    sources: Sequence[ImportSource],
+    load_alignments_as: str | None = None,
+    subcorpus: str | None = None,
+    max_length_ratio: float | None = None,
+    on_token_mismatch: str = "error",
+    replace_gold: bool = False,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Read every file, then import them in order in ONE transaction (all files or none).
+
+    A later file sees the pairs an earlier one created (three annotators' files over the
+    same pairs: the first creates them, the others attach). Returns the merged report.
+    """
+    if not sources:
+        raise ValueError("no files to import")
+    tick = progress or silent
+    read: list[list[AlignedPair]] = []
+    for k, source in enumerate(sources):
+        tick(0.15 * k / len(sources), f"reading {Path(source.path).name}")
+        read.append(read_source(source, max_tokens=project.max_tokens))
+    report = ImportReport(
+        load_alignments_as=load_alignments_as, dry_run=dry_run, max_length_ratio=max_length_ratio
+    )
+    with transaction.atomic():
+        for k, (source, pairs) in enumerate(zip(sources, read, strict=True)):
+            share = part(tick, 0.15 + 0.85 * k / len(sources), 0.15 + 0.85 * (k + 1) / len(sources))
+            report.merge(
+                import_pairs(
+                    project=project,
+                    pairs=pairs,
+                    load_alignments_as=load_alignments_as,
+                    annotator=source.annotator,
+                    subcorpus=subcorpus,
+                    max_length_ratio=max_length_ratio,
+                    progress=share,
+                    source_name=str(source.path),
+                    on_token_mismatch=on_token_mismatch,
+                    replace_gold=replace_gold,
+                    settle=False,  # once below, for all the files
+                )
+            )
+        if dry_run:
+            transaction.set_rollback(True)
+        else:
+            _settle_later(report)
+    return report
+
+
+def import_file(
+    *,
+    project: Project,
+    path: str | os.PathLike[str],
+    fmt: str | None = None,
+    encoding: str = "utf-8",
+    source_text: str | os.PathLike[str] | None = None,
+    target_text: str | os.PathLike[str] | None = None,
+    sure_path: str | os.PathLike[str] | None = None,
+    annotator: str | None = None,
+    text_format: str | None = None,
+    **options: Any,
+) -> ImportReport:
+    """``import_files`` for one file; ``options`` are import_files' keyword options."""
+    source = ImportSource(
+        path, fmt, encoding, source_text, target_text, sure_path, annotator, text_format
+    )
+    return import_files(project=project, sources=[source], **options)

@@ -1,0 +1,151 @@
+"""What the adjudication page shows (issue 8 §6): a doubly annotated pair's two annotations
+(A = slot 1, B = slot 2, never query order), their overlay classes, the starting points
+(intersection, union, A, B), the seed and the current gold with its history. Reads only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count, Q
+
+from annotator.grid.selectors.grid import pair_data
+from annotator.models import Assignment, GoldAlignment, Project, SentencePair
+from annotator.reports.selectors.reports import ab_order
+
+# Overlay classes of a cell, as the grid's overlay mode marks them.
+BOTH_SURE, BOTH_POSSIBLE, MISMATCH, ONLY_A, ONLY_B = (
+    "both_sure", "both_possible", "mismatch", "only_a", "only_b",
+)  # fmt: skip
+
+
+@dataclass
+class Side:
+    assignment: Assignment
+    links: list[list[Any]] | None  # None: never saved
+
+    @property
+    def submitted(self) -> bool:
+        return self.assignment.status == Assignment.Status.SUBMITTED
+
+
+def _cells(links: list[list[Any]] | None) -> dict[tuple[int, int], str]:
+    return {(int(i), int(j)): str(k) for i, j, k in links or []}
+
+
+def _links(cells: dict[tuple[int, int], str]) -> list[list[Any]]:
+    return [[i, j, cells[(i, j)]] for i, j in sorted(cells)]
+
+
+def combine(a: list[list[Any]] | None, b: list[list[Any]] | None) -> dict[str, Any]:
+    """Starting points and the overlay of A and B. Intersection: cells both linked, sure
+    where both said sure; union: cells either linked, sure where either said sure."""
+    ca, cb = _cells(a), _cells(b)
+    both = ca.keys() & cb.keys()
+    inter = {c: "S" if ca[c] == cb[c] == "S" else "P" for c in both}
+    union = {c: "S" if "S" in (ca.get(c), cb.get(c)) else "P" for c in ca.keys() | cb.keys()}
+    overlay = {}
+    for c in ca.keys() | cb.keys():
+        if c in both:
+            overlay[c] = (
+                BOTH_SURE if ca[c] == cb[c] == "S"
+                else BOTH_POSSIBLE if ca[c] == cb[c] else MISMATCH
+            )  # fmt: skip
+        else:
+            overlay[c] = ONLY_A if c in ca else ONLY_B
+    counts = {k: 0 for k in (BOTH_SURE, BOTH_POSSIBLE, MISMATCH, ONLY_A, ONLY_B)}
+    for kind in overlay.values():
+        counts[kind] += 1
+    return {
+        "intersection": _links(inter),
+        "union": _links(union),
+        "a": _links(ca),
+        "b": _links(cb),
+        "counts": counts,
+    }
+
+
+def sides(*, pair: SentencePair) -> tuple[Side | None, Side | None]:
+    """A and B of ``pair``: its first two active assignments in the report's order (slot 1, slot
+    2, then assignments without a slot — an import's annotators — by id), with their links.
+    The disagreement browser and Table 3 compare the same two."""
+    rows = ab_order(Assignment.objects.filter(pair=pair, withdrawn_at__isnull=True))
+    found: list[Side | None] = []
+    for a in rows.select_related("annotator", "annotation")[:2]:
+        annotation = getattr(a, "annotation", None)  # None: never saved
+        found.append(Side(a, annotation.links if annotation else None))
+    found += [None] * (2 - len(found))
+    return found[0], found[1]
+
+
+def adjudication_payload(*, pair: SentencePair) -> dict[str, Any]:
+    """Everything the page's script needs, as JSON-able values."""
+    a, b = sides(pair=pair)
+    gold = GoldAlignment.objects.filter(pair=pair).select_related("adjudicator").first()
+    seed = pair.seeds.order_by("-aligner_run__created_at", "-id").first()
+    history = list(gold.revisions.select_related("author").order_by("-version")) if gold else []
+
+    def side(s: Side | None) -> dict[str, Any] | None:
+        if s is None:
+            return None
+        return {
+            "annotator": s.assignment.annotator.get_username(),
+            "status": s.assignment.status,
+            "links": s.links or [],
+            "flag": s.assignment.flag or None,
+            "flag_note": s.assignment.flag_note,
+        }
+
+    return {
+        "pair": pair_data(pair),
+        "a": side(a),
+        "b": side(b),
+        "combined": combine(a.links if a else None, b.links if b else None),
+        "seed": seed.links if seed else None,
+        "gold": None
+        if gold is None
+        else {
+            "version": gold.version,
+            "links": gold.links,
+            "origin": gold.origin,
+            "note": gold.note,
+            "adjudicator": gold.adjudicator.get_username() if gold.adjudicator else None,
+            "updated_at": gold.updated_at.isoformat(),
+        },
+        "history": [
+            {
+                "version": r.version,
+                "origin": r.origin,
+                "author": r.author.get_username() if r.author else None,
+                "note": r.note,
+                "links": len(r.links),
+                "created_at": r.created_at.isoformat(),
+            }
+            for r in history
+        ],
+    }
+
+
+def pairs_to_adjudicate(*, project: Project) -> list[dict[str, Any]]:
+    """Non-trial pairs with two or more active assignments (doubly annotated, or an import's
+    annotators): how many of them are submitted, and the pair's gold."""
+    active = Q(assignments__withdrawn_at__isnull=True)
+    rows = (
+        SentencePair.objects.filter(project=project, is_trial=False)
+        .annotate(
+            annotators=Count("assignments", filter=active),
+            submitted=Count(
+                "assignments",
+                filter=active & Q(assignments__status=Assignment.Status.SUBMITTED),
+            ),
+        )
+        .filter(annotators__gte=2)
+        .select_related("subcorpus", "gold")
+        .order_by("position", "id")
+    )
+    return [
+        {"pair": p, "annotators": p.annotators, "submitted": p.submitted,
+         "gold": getattr(p, "gold", None)}
+        for p in rows
+    ]  # fmt: skip

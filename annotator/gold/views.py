@@ -1,0 +1,27 @@
+"""The adjudication page (issue 8 §6): a doubly annotated pair's two annotations overlaid on
+the grid (``grid/render.js`` in overlay mode), edited with the grid's controls and saved as gold
+through the API (``annotator/api/gold.py``). Leads and staff only."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+
+from annotator.gold.selectors import adjudication_payload
+from annotator.models import Project, SentencePair
+from annotator.projects.views.lead import lead_page
+
+
+@lead_page
+def adjudicate_page(request: HttpRequest, project: Project, pair_id: int) -> HttpResponse:
+    pair = get_object_or_404(
+        SentencePair.objects.select_related("subcorpus"), pk=pair_id, project=project
+    )
+    context = {
+        "project": project,
+        "pair": pair,
+        "payload": adjudication_payload(pair=pair),
+        "api_url": reverse("api-pair-gold", args=[project.pk, pair.pk]),
+    }
+    return render(request, "annotator/lead_adjudicate.html", context)

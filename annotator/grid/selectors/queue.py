@@ -1,0 +1,143 @@
+"""The annotator's queue: their non-withdrawn assignments in a project, in the order they
+should do them, with counts, next / previous and where to resume.
+
+The order is decided in ONE place, :func:`order_queue`; everything else (the queue page, the
+API's list, next / previous, resume) goes through it, so a new ordering (e.g. the aligner's
+uncertainty first, ``Project.uncertainty_first``) is added there and nowhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
+
+from annotator.grid.selectors.assignments import own_assignments
+from annotator.models import Assignment, Project
+from annotator.seeding.selectors import uncertainty_order
+
+STATUSES = tuple(Assignment.Status.values)
+
+
+def order_queue(assignments: QuerySet[Assignment]) -> QuerySet[Assignment]:
+    """``assignments`` in queue order: per project, trial pairs first while the annotator still
+    has unsubmitted trial pairs there (the trial set trains them before real work), then by the
+    pair's import position. Works on any annotator's / project's rows."""
+    trials_pending = Assignment.objects.filter(
+        annotator_id=OuterRef("annotator_id"),
+        pair__project_id=OuterRef("pair__project_id"),
+        pair__is_trial=True,
+        withdrawn_at__isnull=True,
+    ).exclude(status=Assignment.Status.SUBMITTED)
+    ranked = assignments.annotate(
+        queue_rank=Case(
+            When(Q(pair__is_trial=True) & Exists(trials_pending), then=Value(0)),
+            default=Value(1),
+            output_field=IntegerField(),
+        )
+    )
+    ranked, uncertain = uncertainty_order(ranked)  # Project.uncertainty_first (issue 11)
+    return ranked.order_by(
+        "pair__project_id", "queue_rank", *uncertain, "pair__position", "pair_id"
+    )
+
+
+def project_queue(
+    *, user: Any, project: Project, status: str | None = None
+) -> QuerySet[Assignment]:
+    """``user``'s queue in ``project`` (optionally only one status), in queue order."""
+    assignments = own_assignments(user=user).filter(pair__project=project)
+    if status:
+        assignments = assignments.filter(status=status)
+    return order_queue(assignments).select_related("pair", "pair__subcorpus")
+
+
+@dataclass(frozen=True)
+class QueueCounts:
+    total: int
+    assigned: int
+    in_progress: int
+    submitted: int
+
+    @property
+    def percent_submitted(self) -> float:
+        return 100.0 * self.submitted / self.total if self.total else 0.0
+
+    @property
+    def summary(self) -> str:
+        return f"{self.submitted} of {self.total} submitted"
+
+
+def queue_counts(*, user: Any, project: Project) -> QueueCounts:
+    by_status = {
+        status: Count("id", filter=Q(status=status)) for status in Assignment.Status.values
+    }
+    row = (
+        own_assignments(user=user)
+        .filter(pair__project=project)
+        .aggregate(total=Count("id"), **by_status)
+    )
+    return QueueCounts(
+        total=row["total"],
+        assigned=row["assigned"],
+        in_progress=row["in_progress"],
+        submitted=row["submitted"],
+    )
+
+
+@dataclass(frozen=True)
+class QueuePlace:
+    """Where an assignment sits in its annotator's queue (``position`` is 1-based)."""
+
+    position: int
+    total: int
+    submitted: int
+    next: int | None
+    previous: int | None
+    next_unsubmitted: int | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "position": self.position,
+            "total": self.total,
+            "submitted": self.submitted,
+            "next": self.next,
+            "previous": self.previous,
+        }
+
+
+def queue_place(*, assignment: Assignment) -> QueuePlace:
+    """Position, neighbours and the next pair still to do (after this one, wrapping round to
+    the start of the queue), in one query over the annotator's queue in this project."""
+    # The same rows as own_assignments(user=annotator), by id: the user row is not needed.
+    rows = list(
+        order_queue(
+            Assignment.objects.filter(
+                annotator_id=assignment.annotator_id,
+                withdrawn_at__isnull=True,
+                pair__project_id=assignment.pair.project_id,
+            )
+        ).values_list("id", "status")
+    )
+    ids = [row[0] for row in rows]
+    index = ids.index(assignment.pk)
+    todo = [n for n, (_, status) in enumerate(rows) if status != Assignment.Status.SUBMITTED]
+    after = [n for n in todo if n > index] or [n for n in todo if n != index]
+    return QueuePlace(
+        position=index + 1,
+        total=len(rows),
+        submitted=len(rows) - len(todo),
+        next=ids[index + 1] if index + 1 < len(ids) else None,
+        previous=ids[index - 1] if index > 0 else None,
+        next_unsubmitted=ids[after[0]] if after else None,
+    )
+
+
+def resume_assignment(*, user: Any, project: Project) -> Assignment | None:
+    """Where to resume: the first unsubmitted assignment in queue order, or None when done."""
+    return (
+        project_queue(user=user, project=project)
+        .exclude(status=Assignment.Status.SUBMITTED)
+        .first()
+    )

@@ -1,0 +1,271 @@
+"""Writes of the grid: opening an assigned pair, saving (autosave / submit) an annotation, and
+flagging a pair.
+
+Every save appends an AnnotationRevision (who, when, kind, links, cells changed against the
+seed, time spent), so nothing an annotator saved is ever lost. Saves use optimistic
+concurrency: a save names the version it edited, and the assignment row is locked while the
+version is checked and bumped, so of two saves based on the same version exactly one wins and
+the other gets :class:`StaleVersion` with the state that won.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from annotator.gold.services.gold import gold_from_single_submission
+from annotator.grid.selectors.assignments import AnnotationState, annotation_state, starting_seed
+from annotator.links import parse_links, to_alignment
+from annotator.models import Annotation, AnnotationRevision, Assignment
+
+FLAG_NOTE_MAX = 500
+# Lock only the assignment's row, not the rows joined in with it (PostgreSQL needs "OF" to
+# lock a row next to the nullable side of an outer join).
+_LOCK_OF = ("self",)
+
+
+class AnnotationError(Exception):
+    """A save or flag that cannot be done; the message says why."""
+
+
+class StaleVersion(AnnotationError):
+    """The save was based on an older version than the stored one. ``current`` is what is
+    stored now, so the annotator can reload it or keep their own on top of it."""
+
+    def __init__(self, *, based_on: int, current: AnnotationState) -> None:
+        super().__init__(
+            f"This pair was saved elsewhere (version {current.version}) since the version "
+            f"{based_on} your edit is based on."
+        )
+        self.current = current
+
+
+class InvalidLinks(AnnotationError):
+    """The posted links do not fit the pair; ``problems`` name each offending link."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("The links do not fit this pair: " + "; ".join(problems))
+        self.problems = problems
+
+
+class AlreadySubmitted(AnnotationError):
+    def __init__(self) -> None:
+        super().__init__("This pair was submitted; a lead can reopen it.")
+
+
+class NotYourAssignment(AnnotationError):
+    def __init__(self) -> None:
+        super().__init__("Only the assignment's own annotator may change it.")
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    annotation: Annotation
+    revision: AnnotationRevision
+    assignment: Assignment
+
+    @property
+    def state(self) -> AnnotationState:
+        return AnnotationState(
+            self.annotation.version, self.annotation.links, self.annotation.updated_at
+        )
+
+
+def _check_owner(assignment: Assignment, user: Any) -> None:
+    if assignment.annotator_id != getattr(user, "pk", None) or assignment.withdrawn_at:
+        raise NotYourAssignment()
+
+
+def open_assignment(*, assignment: Assignment, user: Any, now: datetime | None = None) -> None:
+    """The annotator opened the pair: remember when (time spent is measured from here) and,
+    the first time, that they started and from which seed."""
+    _check_owner(assignment, user)
+    now = now or timezone.now()
+    changes: dict[str, Any] = {"last_activity_at": now}
+    if assignment.started_at is None:
+        changes["started_at"] = now
+    if assignment.seed_id is None and assignment.status == Assignment.Status.ASSIGNED:
+        seed = starting_seed(assignment=assignment)
+        if seed is not None:
+            changes["seed_id"] = seed.pk
+    Assignment.objects.filter(pk=assignment.pk).update(**changes)
+    for field, value in changes.items():
+        setattr(assignment, field, value)
+
+
+def edits_from_seed(links: list[list[Any]], seed_links: list[list[Any]]) -> int:
+    """|A_P Δ seed| (SPEC §1): cells aligned in one and not the other, ignoring S/P."""
+    return len(to_alignment(links).all_links ^ to_alignment(seed_links).all_links)
+
+
+def _elapsed_seconds(*, user: Any, now: datetime) -> float:
+    """Seconds since this annotator's previous save or opening of a pair (any pair: two tabs
+    do not count twice), capped at ANNOTATION_IDLE_CAP so an idle tab does not count hours."""
+    last = Assignment.objects.filter(annotator=user).aggregate(last=Max("last_activity_at"))
+    if last["last"] is None:
+        return 0.0
+    gap = (now - last["last"]).total_seconds()
+    return float(min(max(gap, 0.0), settings.ANNOTATION_IDLE_CAP))
+
+
+def save_annotation(
+    *,
+    assignment: Assignment,
+    user: Any,
+    links: Any,
+    base_version: int,
+    kind: str = AnnotationRevision.Kind.AUTOSAVE,
+    now: datetime | None = None,
+) -> SaveResult:
+    """Save ``links`` as the annotator's alignment of the pair, based on ``base_version``
+    (0 if never saved). Raises InvalidLinks, StaleVersion, AlreadySubmitted or
+    NotYourAssignment, having written nothing. ``kind`` is ``autosave`` or ``submit``; a
+    submit also marks the assignment submitted."""
+    if kind not in (AnnotationRevision.Kind.AUTOSAVE, AnnotationRevision.Kind.SUBMIT):
+        raise ValueError(f"an annotator's save is an autosave or a submit, not {kind!r}")
+    _check_owner(assignment, user)
+    pair = assignment.pair
+    try:
+        stored_links = parse_links(links, *pair.shape).to_links()
+    except ValidationError as exc:
+        raise InvalidLinks(exc.messages) from None
+
+    try:
+        return _save_locked(assignment, user, stored_links, base_version, kind, now)
+    except IntegrityError:
+        # Without row locks (SQLite) a concurrent save can reach the unique (annotation,
+        # version) constraint first; that is the same conflict as a stale version.
+        raise StaleVersion(
+            based_on=base_version, current=annotation_state(assignment=assignment)
+        ) from None
+
+
+def _save_locked(
+    assignment: Assignment,
+    user: Any,
+    stored_links: list[list[Any]],
+    base_version: int,
+    kind: str,
+    now: datetime | None,
+) -> SaveResult:
+    with transaction.atomic():
+        # The row lock serialises saves of one assignment: a second save based on the same
+        # version waits here, then sees the new version and is refused.
+        # The annotation and the seed's links come with the locked row (one query, not three);
+        # only the assignment row is locked.
+        locked = (
+            Assignment.objects.select_for_update(of=_LOCK_OF)
+            .select_related("annotation", "seed")
+            .defer("seed__posteriors")
+            .get(pk=assignment.pk)
+        )
+        if locked.withdrawn_at is not None:
+            raise NotYourAssignment()
+        if locked.status == Assignment.Status.SUBMITTED:
+            raise AlreadySubmitted()
+        try:
+            annotation = locked.annotation
+        except Annotation.DoesNotExist:
+            annotation = None
+        current = annotation.version if annotation else 0
+        if base_version != current:
+            raise StaleVersion(based_on=base_version, current=annotation_state(assignment=locked))
+
+        now = now or timezone.now()
+        elapsed = _elapsed_seconds(user=user, now=now)
+        if locked.seed_id is None and annotation is None:
+            seed = starting_seed(assignment=locked)
+            locked.seed = seed
+        seed_links = locked.seed.links if locked.seed_id else []
+
+        if annotation is None:
+            annotation = Annotation(assignment=locked, links=stored_links, version=1)
+        else:
+            annotation.links, annotation.version = stored_links, annotation.version + 1
+        annotation.save()
+        revision = AnnotationRevision.objects.create(
+            annotation=annotation,
+            version=annotation.version,
+            kind=kind,
+            links=stored_links,
+            edits_from_seed=edits_from_seed(stored_links, seed_links),
+            author=user,
+            elapsed_seconds=elapsed,
+        )
+
+        locked.last_activity_at = now
+        locked.started_at = locked.started_at or now
+        if kind == AnnotationRevision.Kind.SUBMIT:
+            locked.status, locked.submitted_at = Assignment.Status.SUBMITTED, now
+        elif locked.status == Assignment.Status.ASSIGNED:
+            locked.status = Assignment.Status.IN_PROGRESS
+        locked.save(
+            update_fields=["last_activity_at", "started_at", "status", "submitted_at", "seed"]
+        )
+        if kind == AnnotationRevision.Kind.SUBMIT:
+            _after_submit(locked)
+
+    for field in ("last_activity_at", "started_at", "status", "submitted_at", "seed_id"):
+        setattr(assignment, field, getattr(locked, field))
+    return SaveResult(annotation=annotation, revision=revision, assignment=assignment)
+
+
+def submit_annotation(
+    *,
+    assignment: Assignment,
+    user: Any,
+    links: Any,
+    base_version: int,
+    now: datetime | None = None,
+) -> SaveResult:
+    """Save ``links`` as a ``submit`` revision and mark the pair submitted (same checks as
+    :func:`save_annotation`)."""
+    return save_annotation(
+        assignment=assignment,
+        user=user,
+        links=links,
+        base_version=base_version,
+        kind=AnnotationRevision.Kind.SUBMIT,
+        now=now,
+    )
+
+
+def _after_submit(assignment: Assignment) -> None:
+    """Called inside the submit's transaction, once the assignment is marked submitted.
+
+    The single hook for what a submission sets off: a submitted single-annotated non-trial
+    pair becomes gold as it stands (SPEC §8; the lead's gold service decides and writes)."""
+    gold_from_single_submission(assignment=assignment)
+
+
+def flag_assignment(
+    *, assignment: Assignment, user: Any, reason: str, note: str = "", now: datetime | None = None
+) -> Assignment:
+    """Flag the pair for the lead (``reason`` from Assignment.Flag), or clear the flag
+    (``reason`` ""). A flagged pair can still be saved, submitted or skipped."""
+    _check_owner(assignment, user)
+    if reason not in Assignment.Flag.values:
+        choices = ", ".join(repr(v) for v in Assignment.Flag.values)
+        raise AnnotationError(f"reason must be one of {choices}, got {reason!r}")
+    note = (note or "").strip()
+    if len(note) > FLAG_NOTE_MAX:
+        raise AnnotationError(f"note is {len(note)} characters long; at most {FLAG_NOTE_MAX}")
+    if reason == Assignment.Flag.NONE:
+        changes = {"flag": "", "flag_note": "", "flagged_at": None}
+    else:
+        changes = {"flag": reason, "flag_note": note, "flagged_at": now or timezone.now()}
+    Assignment.objects.filter(pk=assignment.pk).update(**changes)
+    for field, value in changes.items():
+        setattr(assignment, field, value)
+    return assignment
+
+
+def clear_flag(*, assignment: Assignment, user: Any) -> Assignment:
+    return flag_assignment(assignment=assignment, user=user, reason=Assignment.Flag.NONE)

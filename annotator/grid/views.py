@@ -1,0 +1,96 @@
+"""The annotator's pages: their queue in a project, the grid page of one assignment and the
+project's guidelines. The grid page only frames the pair: its script fetches everything else
+from ``/api/assignments/<id>/`` (annotator.grid.api.assignments)."""
+
+from __future__ import annotations
+
+import nh3
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.template.loader import select_template
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from annotator.grid import services as annotation_services
+from annotator.grid.selectors import queue as queue_selectors
+from annotator.grid.selectors.assignments import get_own_assignment
+from annotator.grid.selectors.grid import grid_payload
+from annotator.models import Assignment, Project
+from annotator.projects.selectors import projects as project_selectors
+from annotator.templatetags.gridalign import render_markdown
+
+QUEUE_PAGE_SIZE = 200
+# grid-frontend owns annotate.html; the placeholder only stands in until their branch is merged.
+GRID_TEMPLATES = ["annotator/annotate.html", "annotator/annotate_placeholder.html"]
+
+
+def _member_project(request: HttpRequest, project_id: int) -> Project:
+    project = project_selectors.get_visible_project(project_id=project_id, user=request.user)
+    if project is None:
+        raise Http404("No such project, or you are not a member of it.")
+    return project
+
+
+@require_GET
+@login_required
+def queue(request: HttpRequest, project_id: int) -> HttpResponse:
+    project = _member_project(request, project_id)
+    status = request.GET.get("status") or ""
+    if status and status not in queue_selectors.STATUSES:
+        status = ""
+    assignments = queue_selectors.project_queue(
+        user=request.user, project=project, status=status or None
+    )
+    page = Paginator(assignments, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "project": project,
+        "counts": queue_selectors.queue_counts(user=request.user, project=project),
+        "resume": queue_selectors.resume_assignment(user=request.user, project=project),
+        "page": page,
+        "status": status,
+        "statuses": Assignment.Status.choices,
+        "flag_labels": dict(Assignment.Flag.choices),
+    }
+    return render(request, "annotator/queue.html", context)
+
+
+@never_cache
+@require_GET
+@login_required
+def annotate(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    """The grid page. Opening it is recorded (time spent on the first save counts from here).
+    The page carries the API's answer for the assignment (``grid_data``, the same JSON as
+    ``GET /api/assignments/<id>/``), so the grid draws without another request."""
+    assignment = get_own_assignment(assignment_id=assignment_id, user=request.user)
+    if assignment is None:
+        raise Http404("No such assignment in your queue.")
+    annotation_services.open_assignment(assignment=assignment, user=request.user)
+    project = assignment.pair.project
+    context = {
+        "assignment": assignment,
+        "project": project,
+        "pair": assignment.pair,
+        "api_url": reverse("assignment-detail", args=[assignment.pk]),
+        "queue_url": reverse("project-queue", args=[project.pk]),
+        "guidelines_url": reverse("project-guidelines", args=[project.pk]),
+        "flag_reasons": [(v, label) for v, label in Assignment.Flag.choices if v],
+        "grid_data": grid_payload(assignment=assignment),
+    }
+    return HttpResponse(select_template(GRID_TEMPLATES).render(context, request))
+
+
+def guidelines_html(text: str) -> str:
+    """Markdown → HTML (python-markdown), then sanitised with nh3: whatever a lead writes, no
+    script, handler or javascript: URL reaches the annotators' browsers."""
+    return nh3.clean(str(render_markdown(text)))
+
+
+@require_GET
+@login_required
+def guidelines(request: HttpRequest, project_id: int) -> HttpResponse:
+    project = _member_project(request, project_id)
+    context = {"project": project, "guidelines_html": guidelines_html(project.guidelines)}
+    return render(request, "annotator/guidelines.html", context)

@@ -1,0 +1,478 @@
+"""Jobs: the live state of long tasks, kept in the ``Job`` table (writes).
+
+Every long Celery task runs its work through :func:`run_job`, which marks the job running, keeps
+its heartbeat fresh from a daemon thread and records the outcome. Pages and the API read the
+table, so progress is visible whatever the Celery result backend (there is none: results are
+ignored). A job whose worker dies is failed three ways: Celery's ``task_failure`` signal with
+``WorkerLostError`` (prefork child killed), :func:`fail_stale_jobs` at worker start, and the same
+sweep every minute from Celery beat (``CELERY_BEAT_SCHEDULE``; the backstop for a whole worker
+killed). Reading a job never writes.
+
+Decisions:
+
+* a job is claimed atomically (``queued`` → ``running``); a redelivered message for a job that
+  is running or finished does nothing, so non-idempotent work never runs twice;
+* a *running* job goes stale after JOB_STALE_AFTER seconds without a heartbeat; a queued one
+  may wait legitimately behind a long job, so it is failed only after JOB_QUEUED_MAX seconds
+  (its message was lost, e.g. Redis restarted without persistence) — else, for a kind that runs
+  one at a time per project, it would block that project's button for good. A job whose
+  message could not be published is failed at once by :func:`start_job`;
+* finished states are final: a late progress write cannot revive a failed job, nor can a
+  success, with one exception: a job the stale-job sweep failed ("worker lost") whose work then
+  returns did succeed (its transaction committed), so it is recorded as succeeded;
+* progress and heartbeats are written through :func:`bookkeeping_alias`: on PostgreSQL a
+  connection of their own (``settings.JOBS_DB_ALIAS``, autocommit), so they are seen live and
+  hold no lock on the Job row while the work runs inside one long transaction (an import, a
+  seeding); on SQLite, which has one writer at a time, the default connection as before.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import signal
+import threading
+import time
+import traceback
+import uuid
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, close_old_connections, connection, connections, transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.module_loading import import_string
+
+from alignment_core.progress import Progress
+from annotator import tasks
+from annotator.models import Job, Project
+
+logger = logging.getLogger(__name__)
+
+MESSAGE_MAX = 500
+ERROR_TAIL_LINES = 25
+ERROR_MAX = 8000
+# ≤ 4 progress writes per second; 100 % and a new message are always written.
+PROGRESS_MIN_INTERVAL = 0.25
+UNFINISHED = (Job.Status.QUEUED, Job.Status.RUNNING)
+# What the stale-job sweep says of a running job it fails.
+STALE_MESSAGE = "Failed: worker lost"
+
+
+def bookkeeping_alias() -> str:
+    """The database alias a running job's progress and heartbeat are written through.
+
+    ``settings.JOBS_DB_ALIAS`` when it is configured (PostgreSQL): its own connection in
+    autocommit, so each write commits at once whatever transaction the work holds on
+    ``default``. Else ``default``: on SQLite a second connection would wait for the work's write
+    lock ("database is locked"). Also ``default`` when the job runs inside a transaction already
+    open on ``default`` (tests wrapped in one): its row may not be committed, so another
+    connection would not see it.
+    """
+    alias = getattr(settings, "JOBS_DB_ALIAS", None)
+    if not alias or alias not in settings.DATABASES or connection.in_atomic_block:
+        return DEFAULT_DB_ALIAS
+    return alias
+
+
+class JobReporter:
+    """Hands a job's progress to the database: ``reporter.progress(42.5, "Training HMM")``.
+
+    Percent is 0–100 (clamped; stored as an integer, floored so 99.9 never shows as done).
+    An empty message keeps the current one. Writes are throttled to one per
+    ``min_interval`` seconds, except 100 % and a changed message (stage boundaries), which are
+    always written. Thread-safe: the work may report from a thread of its own. Writes go
+    through database alias ``using`` (see :func:`bookkeeping_alias`).
+    """
+
+    def __init__(
+        self,
+        job_id: int,
+        *,
+        min_interval: float = PROGRESS_MIN_INTERVAL,
+        clock: Callable[[], float] = time.monotonic,
+        using: str = DEFAULT_DB_ALIAS,
+    ) -> None:
+        self.job_id = job_id
+        self.using = using
+        self.min_interval = min_interval
+        self.writes = 0
+        self.last_percent: int | None = None
+        self.last_message = ""
+        self._clock = clock
+        self._last_write = -math.inf
+        self._lock = threading.Lock()
+
+    def progress(self, percent: float, message: str = "") -> bool:
+        """Record progress; returns True when it was written (False: throttled or unchanged)."""
+        percent = float(percent)
+        if math.isnan(percent):
+            raise ValueError("progress percent is NaN")
+        value = int(min(100.0, max(0.0, percent)))
+        message = (message or "")[:MESSAGE_MAX]
+        with self._lock:
+            new_message = bool(message) and message != self.last_message
+            now = self._clock()
+            if not new_message and value != 100:
+                if value == self.last_percent or now - self._last_write < self.min_interval:
+                    return False
+            elif not new_message and value == self.last_percent:
+                return False  # 100 already written
+            fields: dict[str, Any] = {"progress": value, "heartbeat_at": timezone.now()}
+            if new_message:
+                fields["message"] = message
+            Job.objects.using(self.using).filter(pk=self.job_id, status=Job.Status.RUNNING).update(
+                **fields
+            )
+            self._last_write = now
+            self.last_percent = value
+            if new_message:
+                self.last_message = message
+            self.writes += 1
+            return True
+
+    def as_progress(self) -> Progress:
+        """This reporter as the core's ``progress(fraction, message)`` (fraction 0–1)."""
+
+        def report(fraction: float, message: str) -> None:
+            self.progress(100 * fraction, message)
+
+        return report
+
+
+Work = Callable[[Job, JobReporter], "dict[str, Any] | None"]
+
+# Every kind of job and the work it runs (``work(job, reporter) -> dict | None``), as dotted
+# paths imported when a job runs, so that no service module imports another's at load time.
+JOB_KINDS: dict[str, str] = {
+    "selftest": "annotator.jobs.runner.selftest_work",
+    "seed": "annotator.seeding.services.seed_work",
+    "import": "annotator.corpora.services.uploads.import_work",
+    "report": "annotator.reports.services.report_work",
+}
+
+
+# Kinds of which a project runs one at a time: starting one while another is queued or running
+# returns that one (five quick clicks on "Seed" start one job, not five identical ones).
+ONE_AT_A_TIME_PER_PROJECT = frozenset({"seed"})
+
+
+def work_for(kind: str) -> Work:
+    """The work function of a job kind (``JOB_KINDS``); KeyError names an unknown kind."""
+    try:
+        path = JOB_KINDS[kind]
+    except KeyError:
+        raise KeyError(f"no work registered for job kind {kind!r}") from None
+    return import_string(path)
+
+
+def start_job(
+    *,
+    kind: str,
+    project: Project | None = None,
+    user: Any = None,
+    params: dict[str, Any] | None = None,
+    task: Any = None,
+) -> Job:
+    """Create a queued Job of ``kind`` and dispatch it once the transaction commits.
+
+    The worker runs the kind's work from ``JOB_KINDS`` through the one job task (``task`` only
+    replaces that task, in tests). If the broker cannot take the message, the job is failed at
+    once with the reason (it would otherwise wait forever as "queued").
+
+    For a kind in ``ONE_AT_A_TIME_PER_PROJECT``, a project's unfinished job of that kind is
+    returned instead of a new one. The project row is locked (``SELECT ... FOR UPDATE``) while
+    looking, so concurrent requests take turns and all see the one job (PostgreSQL; SQLite
+    serialises writers anyway).
+    """
+    if task is None:
+        work_for(kind)  # an unknown kind fails here, in the request, not in the worker
+        task = tasks.run_job_task
+    params = dict(params or {})
+    json.dumps(params)  # fail here, not in the worker, on a non-JSON parameter
+    with transaction.atomic():
+        if project is not None and kind in ONE_AT_A_TIME_PER_PROJECT:
+            Project.objects.select_for_update().filter(pk=project.pk).values_list("pk").first()
+            active = (
+                Job.objects.filter(project=project, kind=kind, status__in=UNFINISHED)
+                .order_by("created_at", "id")
+                .first()
+            )
+            if active is not None:
+                logger.info(
+                    "%s job %s of project %s is unfinished: reused", kind, active.pk, project.pk
+                )
+                return active
+        job = Job.objects.create(
+            kind=kind,
+            project=project,
+            created_by=user if getattr(user, "is_authenticated", False) else None,
+            params=params,
+            celery_task_id=str(uuid.uuid4()),
+            message="Waiting for a worker",
+        )
+        transaction.on_commit(
+            lambda: _dispatch(job_id=job.pk, task=task, task_id=job.celery_task_id)
+        )
+    return job
+
+
+def _dispatch(*, job_id: int, task: Any, task_id: str) -> None:
+    try:
+        task.apply_async(args=[job_id], task_id=task_id)
+    except Exception as exc:  # broker down or misconfigured: say so on the job
+        logger.exception("could not queue job %s", job_id)
+        fail_job(
+            job_id=job_id,
+            message="Could not be queued",
+            error=f"The task queue (broker) did not accept the job: {type(exc).__name__}: {exc}",
+        )
+
+
+def run_job(
+    job_id: int, work: Work | None = None, *, heartbeat_interval: float | None = None
+) -> None:
+    """Run ``work(job, reporter)`` as job ``job_id``; call this from inside a Celery task.
+    Without ``work``, the job kind's work from ``JOB_KINDS`` runs.
+
+    Marks the job running, beats its heartbeat every ``heartbeat_interval`` seconds (default a
+    quarter of JOB_STALE_AFTER, at most 30 s) from a daemon thread, stores the returned dict as
+    the result and marks it succeeded at 100 %; an exception marks it failed with the error and
+    the tail of its traceback. A job that is not queued (already running elsewhere, or finished)
+    is left alone.
+    """
+    now = timezone.now()
+    claimed = Job.objects.filter(pk=job_id, status=Job.Status.QUEUED).update(
+        status=Job.Status.RUNNING, started_at=now, heartbeat_at=now, progress=0, message="Started"
+    )
+    if not claimed:
+        state = Job.objects.filter(pk=job_id).values_list("status", flat=True).first()
+        logger.warning("job %s not run: it is %s", job_id, state or "missing")
+        return
+    job = Job.objects.get(pk=job_id)
+    if work is None:
+        try:
+            work = work_for(job.kind)
+        except (KeyError, ImportError) as exc:
+            fail_job(job_id=job_id, message=f"Failed: {exc}", error=error_text(exc))
+            return
+    using = bookkeeping_alias()
+    reporter = JobReporter(job_id, using=using)
+    reporter.last_message = job.message
+    interval = heartbeat_interval or default_heartbeat_interval()
+    heartbeat = _Heartbeat(job_id, interval=interval, using=using)
+    heartbeat.start()
+    try:
+        result = work(job, reporter)
+        if result is not None and not isinstance(result, dict):
+            raise TypeError(f"job work must return a dict or None, got {type(result).__name__}")
+        json.dumps(result)
+    except Exception as exc:
+        heartbeat.stop()
+        logger.exception("job %s (%s) failed", job_id, job.kind)
+        fail_job(
+            job_id=job_id,
+            message=f"Failed: {type(exc).__name__}: {exc}",
+            error=error_text(exc),
+        )
+        return
+    except BaseException as exc:  # worker shutdown while running: record it, then let it go on
+        heartbeat.stop()
+        fail_job(job_id=job_id, message="Interrupted", error=error_text(exc) or repr(exc))
+        raise
+    heartbeat.stop()
+    done = timezone.now()
+    # A job the stale sweep failed meanwhile (no heartbeat for JOB_STALE_AFTER: the process
+    # stalled, or the database was unreachable) did succeed: its work returned and committed.
+    # Any other failure of a running job comes from its own process dying, which cannot get here.
+    swept = Q(status=Job.Status.FAILED, message=STALE_MESSAGE, error__startswith="No heartbeat")
+    updated = (
+        Job.objects.filter(pk=job_id)
+        .filter(Q(status=Job.Status.RUNNING) | swept)
+        .update(
+            status=Job.Status.SUCCEEDED,
+            progress=100,
+            result=result,
+            message=reporter.last_message if reporter.last_message != "Started" else "Done",
+            error="",
+            heartbeat_at=done,
+            finished_at=done,
+        )
+    )
+    if not updated:
+        logger.warning("job %s finished its work after it had been failed; result dropped", job_id)
+
+
+def fail_job(*, job_id: int, message: str, error: str) -> bool:
+    """Mark an unfinished job failed (a finished one is left as it is). True if it changed."""
+    now = timezone.now()
+    return bool(
+        Job.objects.filter(pk=job_id, status__in=UNFINISHED).update(
+            status=Job.Status.FAILED,
+            message=message[:MESSAGE_MAX],
+            error=error[-ERROR_MAX:],
+            finished_at=now,
+        )
+    )
+
+
+def fail_stale_jobs(*, now: datetime | None = None) -> int:
+    """Fail running jobs whose heartbeat is older than JOB_STALE_AFTER seconds, and queued
+    jobs older than JOB_QUEUED_MAX seconds; return how many.
+
+    The reason names the last heartbeat. Each job is updated only if its heartbeat is still the
+    stale one read here, so a beat that lands meanwhile keeps the job alive.
+    """
+    now = now or timezone.now()
+    stale_after = settings.JOB_STALE_AFTER
+    cutoff = now - timedelta(seconds=stale_after)
+    stale = Job.objects.filter(status=Job.Status.RUNNING).filter(
+        Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff)
+    )
+    failed = 0
+    for job_id, beat, started in stale.values_list("id", "heartbeat_at", "started_at"):
+        last = beat or started
+        seconds = int((now - last).total_seconds())
+        error = (
+            f"No heartbeat since {last.isoformat(timespec='seconds')} ({seconds} s ago; "
+            f"JOB_STALE_AFTER is {stale_after} s): the worker running this job stopped "
+            "(killed, out of memory, or restarted)."
+        )
+        failed += Job.objects.filter(
+            pk=job_id, status=Job.Status.RUNNING, heartbeat_at=beat
+        ).update(status=Job.Status.FAILED, message=STALE_MESSAGE, error=error, finished_at=now)
+    failed += _fail_jobs_never_picked_up(now=now)
+    if failed:
+        logger.warning("failed %d stale job(s)", failed)
+    return failed
+
+
+def _fail_jobs_never_picked_up(*, now: datetime) -> int:
+    """Queued jobs older than JOB_QUEUED_MAX seconds: no worker took their message. Should it
+    still arrive, ``run_job`` finds the job no longer queued and leaves it alone."""
+    limit = settings.JOB_QUEUED_MAX
+    error = (
+        f"No worker started this job within JOB_QUEUED_MAX ({limit} s) of its creation: its "
+        "message was probably lost (the broker restarted) or no worker is running. Start it again."
+    )
+    return Job.objects.filter(
+        status=Job.Status.QUEUED, created_at__lt=now - timedelta(seconds=limit)
+    ).update(
+        status=Job.Status.FAILED, message="Failed: never started", error=error, finished_at=now
+    )
+
+
+def default_heartbeat_interval() -> float:
+    """A quarter of JOB_STALE_AFTER (so a few beats may be missed), between 1 and 30 seconds."""
+    return max(1.0, min(30.0, settings.JOB_STALE_AFTER / 4))
+
+
+def error_text(exc: BaseException) -> str:
+    """``Type: message`` then the last lines of the traceback."""
+    lines = traceback.format_exception(exc)
+    tail = "".join(lines).splitlines()[-ERROR_TAIL_LINES:]
+    return f"{type(exc).__name__}: {exc}\n\n" + "\n".join(tail)
+
+
+class _Heartbeat:
+    """A daemon thread that refreshes ``heartbeat_at`` while the job runs. It has its own
+    database connection (Django's are per thread; alias ``using``) and closes it when it stops."""
+
+    def __init__(self, job_id: int, *, interval: float, using: str = DEFAULT_DB_ALIAS) -> None:
+        self.job_id = job_id
+        self.using = using
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"job-{job_id}-heartbeat")
+        self._thread.daemon = True
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.wait(self.interval):
+                try:
+                    close_old_connections()
+                    Job.objects.using(self.using).filter(
+                        pk=self.job_id, status=Job.Status.RUNNING
+                    ).update(heartbeat_at=timezone.now())
+                except Exception:  # a missed beat is survivable; the next one may land
+                    logger.warning("heartbeat of job %s failed", self.job_id, exc_info=True)
+        finally:
+            connections.close_all()
+
+
+# --- the self-test job --------------------------------------------------------------------
+
+SELFTEST_MAX_STEPS = 1000
+SELFTEST_MAX_DELAY = 5.0
+
+
+def start_selftest_job(
+    *,
+    project: Project | None,
+    user: Any,
+    steps: int = 20,
+    delay: float = 0.1,
+    fail_at: int | None = None,
+    die_at: int | None = None,
+    die_how: str = "kill",
+) -> Job:
+    """Queue the self-test: count through ``steps`` steps of ``delay`` seconds, reporting
+    progress. ``fail_at`` raises at that step; ``die_at`` ends the worker process there
+    (``die_how`` "kill" = SIGKILL, "exit" = ``os._exit``) — only ever inside a real worker."""
+    if not 1 <= steps <= SELFTEST_MAX_STEPS:
+        raise ValueError(f"steps must be between 1 and {SELFTEST_MAX_STEPS}")
+    if not 0 <= delay <= SELFTEST_MAX_DELAY:
+        raise ValueError(f"delay must be between 0 and {SELFTEST_MAX_DELAY} seconds")
+    if die_how not in ("kill", "exit"):
+        raise ValueError("die_how must be 'kill' or 'exit'")
+    params: dict[str, Any] = {"steps": steps, "delay": delay}
+    if fail_at is not None:
+        params["fail_at"] = int(fail_at)
+    if die_at is not None:
+        params.update(die_at=int(die_at), die_how=die_how)
+    return start_job(kind="selftest", project=project, user=user, params=params)
+
+
+def selftest_work(job: Job, reporter: JobReporter) -> dict[str, Any]:
+    """The self-test's work: proves a worker runs jobs and reports live progress."""
+    steps = int(job.params.get("steps", 20))
+    delay = float(job.params.get("delay", 0.1))
+    fail_at = job.params.get("fail_at")
+    die_at = job.params.get("die_at")
+    started = time.monotonic()
+    reporter.progress(0, f"Counting to {steps}")
+    for step in range(1, steps + 1):
+        if step == die_at:
+            _die(job.params.get("die_how", "kill"))
+        if step == fail_at:
+            raise RuntimeError(f"self-test failure requested at step {step}")
+        time.sleep(delay)
+        reporter.progress(100 * step / steps)
+    reporter.progress(100, f"Counted to {steps}")
+    return {"steps": steps, "pid": os.getpid(), "seconds": round(time.monotonic() - started, 3)}
+
+
+def _die(how: str) -> None:
+    from celery import current_task
+
+    if (
+        current_task is None
+        or current_task.request.is_eager
+        or current_task.request.called_directly
+    ):
+        raise RuntimeError("refusing to end a process that is not a Celery worker")
+    logger.warning("self-test: ending worker process %s (%s) as asked", os.getpid(), how)
+    if how == "exit":
+        os._exit(17)
+    os.kill(os.getpid(), signal.SIGKILL)

@@ -1,0 +1,88 @@
+"""A project's members (issue 8 §1): leads add and remove annotators and leads.
+
+Removing a member never deletes work: the membership goes, their unstarted assignments are
+withdrawn (so the next plan gives those pairs to someone else) and everything they started or
+submitted stays, with its revisions. A project always keeps at least one lead.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from annotator.models import Membership, Project
+from annotator.projects.services.assignment import withdraw_unstarted
+
+
+class MemberError(ValueError):
+    """A membership change that cannot be made (the message says why)."""
+
+
+@dataclass
+class NewAccount:
+    user: Any
+    password: str  # shown to the lead once; only its hash is stored
+
+
+def add_member(*, project: Project, user: Any, role: str) -> Membership:
+    """Add ``user`` with ``role`` ("lead" or "annotator"), or change their role."""
+    if role not in Membership.Role.values:
+        raise MemberError(f"role must be one of {', '.join(Membership.Role.values)}, not {role!r}")
+    if not user.is_active:
+        raise MemberError(f"{user.get_username()} is deactivated; activate the account first")
+    with transaction.atomic():
+        current = Membership.objects.select_for_update().filter(project=project, user=user).first()
+        if current is None:
+            return Membership.objects.create(project=project, user=user, role=role)
+        if current.role == Membership.Role.LEAD and role != Membership.Role.LEAD:
+            _keep_a_lead(project, leaving=user)
+        current.role = role
+        current.save(update_fields=["role"])
+        return current
+
+
+def remove_member(*, project: Project, user: Any) -> int:
+    """Remove ``user`` from ``project``; returns how many unstarted assignments were withdrawn."""
+    with transaction.atomic():
+        current = Membership.objects.select_for_update().filter(project=project, user=user).first()
+        if current is None:
+            raise MemberError(f"{user.get_username()} is not a member of this project")
+        if current.role == Membership.Role.LEAD:
+            _keep_a_lead(project, leaving=user)
+        current.delete()
+        return withdraw_unstarted(project=project, user=user)
+
+
+def create_annotator(*, project: Project, username: str) -> NewAccount:
+    """A new account with a random one-time password, made an annotator of ``project``."""
+    User = get_user_model()
+    username = (username or "").strip()
+    try:
+        UnicodeUsernameValidator()(username)
+    except ValidationError:
+        raise MemberError(
+            f"username {username!r}: use letters, digits and @ . + - _ only"
+        ) from None
+    if not username or len(username) > 150:
+        raise MemberError("a username of 1 to 150 characters is needed")
+    if User.objects.filter(username__iexact=username).exists():
+        raise MemberError(f"a user named {username!r} exists already: add them instead")
+    password = secrets.token_urlsafe(12)
+    with transaction.atomic():
+        user = User.objects.create_user(username=username, password=password)
+        Membership.objects.create(project=project, user=user, role=Membership.Role.ANNOTATOR)
+    return NewAccount(user=user, password=password)
+
+
+def _keep_a_lead(project: Project, *, leaving: Any) -> None:
+    others = Membership.objects.filter(project=project, role=Membership.Role.LEAD).exclude(
+        user=leaving
+    )
+    if not others.exists():
+        raise MemberError("a project needs at least one lead: add another lead first")

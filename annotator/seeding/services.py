@@ -1,0 +1,239 @@
+"""Seeding a project with the aligner's links (issue 4 §6), their posteriors (issue 7 §6), and
+seeds that learn from the annotators (issue 11).
+
+Trains on all the project's pairs and writes one SeedAlignment per pair under a new AlignerRun.
+With at least ``MIN_GOLD_PAIRS`` gold pairs (and ``use_gold``) the seeds come from the
+supervised link model (``alignment_core.aligner.link_model``: the HMM's evidence read by a
+classifier trained on the project's gold; sure and possible links); with less, from the HMM
+alone, the gold as observed counts. The job result names the model used and, for the
+supervised one, its cross-validated figures on the project's own gold. Each seed stores its
+cell probabilities and its ``uncertainty`` (summed cell entropy per token; the
+uncertainty-first queue orders by it).
+
+Safe to re-run: every run is a new AlignerRun written in one transaction, and only assignments
+nobody has started are pointed at the new seeds — an annotation in progress keeps the seed it
+began from. ``maybe_start_auto_retrain`` (called once new gold is committed) starts a retrain
+after every ``Project.auto_retrain_every`` newly gold pairs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+from django.db import transaction
+
+from alignment_core.aligner import AlignerConfig
+from alignment_core.aligner.link_model import (
+    EVIDENCE_KEYS,
+    MIN_GOLD_PAIRS,
+    LinkModelConfig,
+    train_seed_model,
+    uncertainty,
+)
+from alignment_core.progress import Progress, part, silent
+from annotator.jobs.runner import start_job
+from annotator.links import to_alignment
+from annotator.models import AlignerRun, Assignment, GoldAlignment, Job, Project, SeedAlignment
+
+# Share of the progress bar given to training; the rest is aligning and writing.
+_TRAIN_SHARE = 0.85
+# Pairs aligned (and their posteriors held in memory) at a time.
+SEED_CHUNK = 1000
+POSTERIOR_SCALE = 255
+
+
+def quantise_posteriors(matrix: np.ndarray) -> bytes:
+    """An N×M matrix of link posteriors in [0, 1] as stored: one byte a cell, round(255·p),
+    row-major (cell (i, j) at byte i·M + j)."""
+    scaled = np.rint(np.clip(np.asarray(matrix, dtype=np.float64), 0.0, 1.0) * POSTERIOR_SCALE)
+    return np.ascontiguousarray(scaled, dtype=np.uint8).tobytes()
+
+
+def dequantise_posteriors(raw: bytes, rows: int, cols: int) -> np.ndarray:
+    """The stored bytes back as an N×M float matrix (each cell within 1/510 of the original)."""
+    return np.frombuffer(bytes(raw), dtype=np.uint8).reshape(rows, cols) / POSTERIOR_SCALE
+
+
+def seed_project(
+    *,
+    project: Project,
+    use_gold: bool = True,
+    job: Job | None = None,
+    config: dict[str, Any] | None = None,
+    progress: Progress | None = None,
+    chunk_size: int = SEED_CHUNK,
+    min_gold_pairs: int = MIN_GOLD_PAIRS,
+) -> dict[str, Any]:
+    """Train on the project's pairs and write a new set of seeds, each with its cell
+    probabilities (:func:`quantise_posteriors`) and uncertainty. Pairs are aligned
+    ``chunk_size`` at a time, so memory stays bounded however large the project. With at least
+    ``min_gold_pairs`` gold pairs the supervised link model seeds, else the HMM. Returns a
+    JSON-able summary naming the model used."""
+    report = progress or silent
+    pairs = list(
+        project.pairs.order_by("position", "id").values_list("id", "source_tokens", "target_tokens")
+    )
+    if not pairs:
+        raise ValueError(f"project {project.name!r} has no sentence pairs to align")
+    index_of = {pair_id: n for n, (pair_id, _, _) in enumerate(pairs)}
+    sentences = [(src, tgt) for _, src, tgt in pairs]
+
+    gold = {}
+    if use_gold:
+        gold_rows = GoldAlignment.objects.filter(pair__project=project, pair__is_trial=False)
+        gold = {index_of[g.pair_id]: to_alignment(g.links) for g in gold_rows}
+
+    options = {"identity_lexicon": project.monolingual, **(config or {})}
+    cfg = AlignerConfig(**options)
+    lcfg = LinkModelConfig(min_gold_pairs=min_gold_pairs)
+    report(0.01, f"training on {len(pairs)} pairs ({len(gold)} hand-aligned)")
+    model = train_seed_model(
+        sentences,
+        gold,
+        config=cfg,
+        link_config=lcfg,
+        progress=part(report, 0.01, _TRAIN_SHARE),
+    )
+    report(_TRAIN_SHARE, "aligning")
+    evidence = {key: model.info.get(key) for key in EVIDENCE_KEYS}
+    if model.kind == "supervised":
+        note = f"supervised link model on {len(gold)} gold pairs"
+    else:
+        note = "retrained with gold" if gold else "unsupervised"
+
+    with transaction.atomic():
+        run = AlignerRun.objects.create(
+            project=project,
+            kind=AlignerRun.Kind.ALIGNER,
+            job=job,
+            config={
+                **dataclasses.asdict(cfg),
+                "model_kind": model.kind,
+                "link_model": lcfg.to_dict() if model.kind == "supervised" else None,
+                **evidence,
+            },
+            gold_pairs=len(gold),
+            note=note,
+        )
+        # Align and write in chunks of pairs: a chunk's posterior matrices (floats) are the
+        # big thing, and only one chunk of them is alive at a time.
+        seed_of_pair: dict[int, int] = {}
+        links = 0
+        for start in range(0, len(pairs), chunk_size):
+            chunk = sentences[start : start + chunk_size]
+            alignments, matrices = model.predict(chunk)
+            seeds = SeedAlignment.objects.bulk_create(
+                [
+                    SeedAlignment(
+                        pair_id=pair_id,
+                        aligner_run=run,
+                        links=alignment.to_links(),
+                        posteriors=quantise_posteriors(matrix),
+                        uncertainty=uncertainty(matrix),
+                    )
+                    for (pair_id, _, _), alignment, matrix in zip(
+                        pairs[start : start + chunk_size], alignments, matrices, strict=True
+                    )
+                ],
+                batch_size=2000,
+            )
+            seed_of_pair.update((seed.pair_id, seed.pk) for seed in seeds)
+            links += sum(len(a) for a in alignments)
+            done = min(start + chunk_size, len(pairs))
+            report(
+                _TRAIN_SHARE + (0.99 - _TRAIN_SHARE) * done / len(pairs),
+                f"aligned and wrote {done} of {len(pairs)} pairs",
+            )
+        unstarted = list(
+            Assignment.objects.select_for_update(of=("self",))
+            .filter(
+                pair__project=project, status=Assignment.Status.ASSIGNED, annotation__isnull=True
+            )
+            .only("id", "pair_id", "seed_id")
+        )
+        for assignment in unstarted:
+            assignment.seed_id = seed_of_pair[assignment.pair_id]
+        Assignment.objects.bulk_update(unstarted, ["seed"], batch_size=2000)
+        started = Assignment.objects.filter(pair__project=project).count() - len(unstarted)
+
+    report(1.0, f"Wrote {len(pairs)} seeds ({links} links); {len(unstarted)} assignments reseeded")
+    return {
+        "aligner_run": run.pk,
+        "pairs": len(pairs),
+        "gold_pairs": len(gold),
+        "links": links,
+        "assignments_reseeded": len(unstarted),
+        "assignments_kept": started,
+        "model": model.kind,
+        "model_note": model.info.get("reason") or note,
+        # cross-validated on the project's gold: the supervised model and, on the same pairs,
+        # the HMM's intersection (edits/pair = |seed Δ gold| over sure+possible links)
+        "cv": _json_figures(model.info.get("cv")),
+        "cv_hmm": _json_figures(model.info.get("cv_hmm")),
+        "threshold": model.info.get("threshold"),
+        # the pairs the model did not learn from (no gold, or trial) whose first-round links
+        # then counted as gold for the gold HMM and the gold's word-pair rates, and how many
+        # links that was
+        "pseudo_gold_pairs": model.info.get("pseudo_gold_pairs"),
+        "pseudo_gold_links": model.info.get("pseudo_gold_links"),
+        # WordNet, GloVe's word vectors, the Moby thesaurus and the Penn Treebank tag lexicon
+        # as features: each one's name, "off" or not installed
+        **evidence,
+    }
+
+
+def _json_figures(figures: dict[str, Any] | None) -> dict[str, float | None] | None:
+    if figures is None:
+        return None
+    return {k: None if v is None else round(float(v), 4) for k, v in figures.items()}
+
+
+def start_seed_job(*, project: Project, user: Any, use_gold: bool) -> Job:
+    """Queue "Seed with aligner" (``use_gold=False``) or "Retrain with gold" (``True``)."""
+    return start_job(kind="seed", project=project, user=user, params={"use_gold": use_gold})
+
+
+def gold_pair_count(*, project: Project) -> int:
+    """The project's non-trial gold pairs (what the seeds train on)."""
+    return GoldAlignment.objects.filter(pair__project=project, pair__is_trial=False).count()
+
+
+def maybe_start_auto_retrain(*, project: Project) -> Job | None:
+    """Start "Retrain with gold" when ``project.auto_retrain_every`` (N > 0) gold pairs have
+    become gold since the latest aligner run trained (counted from 0 if the project was never
+    seeded), unless a seed job of the project is already queued or running. Called once new
+    gold is committed; returns the job started, or None. At most one job: the project row is
+    locked while deciding, so concurrent gold writes cannot both start one."""
+    with transaction.atomic():
+        locked = Project.objects.select_for_update().get(pk=project.pk)
+        every = locked.auto_retrain_every
+        if not every:
+            return None
+        busy = Job.objects.filter(
+            project=locked, kind="seed", status__in=[Job.Status.QUEUED, Job.Status.RUNNING]
+        ).exists()
+        if busy:
+            return None
+        last = (
+            AlignerRun.objects.filter(project=locked, kind=AlignerRun.Kind.ALIGNER)
+            .order_by("-created_at", "-pk")
+            .values_list("gold_pairs", flat=True)
+            .first()
+        )
+        if gold_pair_count(project=locked) - (last or 0) < every:
+            return None
+        return start_seed_job(project=locked, user=None, use_gold=True)
+
+
+def seed_work(job: Job, reporter: Any) -> dict[str, Any]:
+    """The job's work: ``run_job`` calls this inside the worker."""
+    if job.project is None:
+        raise ValueError("a seed job needs a project")
+    return seed_project(
+        project=job.project,
+        use_gold=bool(job.params.get("use_gold", True)),
+        job=job,
+        progress=reporter.as_progress(),
+    )
