@@ -1,16 +1,19 @@
-"""Celery tasks. One runs jobs: it takes a job id and runs that job's work through ``run_job``,
-which keeps the Job row (status, progress, heartbeat, result, error) up to date. Which work a
-job kind runs is said once, in ``annotator.jobs.runner.JOB_KINDS``; a new kind of job costs
-one entry there and no task here. The other is housekeeping, scheduled by Celery beat
-(``CELERY_BEAT_SCHEDULE`` in the settings): the sweep that fails jobs whose worker died.
+"""Celery tasks. One runs jobs: it takes a job id and runs that job's work through the runner
+(``annotator.jobs.runner.run_job``), which keeps the Job row (status, progress, heartbeat,
+result, error) up to date. Which work a kind runs is registered by its feature at start-up
+(``annotator.jobs.registry``); a new kind of job costs one ``register`` call and no task here.
+The other is housekeeping, scheduled by Celery beat (``CELERY_BEAT_SCHEDULE`` in the settings):
+the sweep that fails jobs whose worker died.
 
-Direction (HackSoft): the jobs service imports this module at its top; this module imports the
-service only inside the task's body.
+Direction: this module imports the runner; nothing imports this module. Jobs are started by
+task name (``annotator.jobs.services.start_job`` → ``send_task("annotator.tasks.run_job")``).
 """
 
 from __future__ import annotations
 
 from celery import Task, shared_task
+
+from annotator.jobs.runner import fail_stale_jobs, run_job
 
 
 class JobTask(Task):
@@ -22,14 +25,10 @@ class JobTask(Task):
 
 @shared_task(base=JobTask, name="annotator.tasks.run_job")
 def run_job_task(job_id: int) -> None:
-    from annotator.jobs import runner as jobs
-
-    jobs.run_job(job_id)
+    run_job(job_id)
 
 
 @shared_task(name="annotator.tasks.fail_stale_jobs", ignore_result=True)
 def fail_stale_jobs_task() -> int:
     """Fail running jobs whose heartbeat stopped (their worker died); returns how many."""
-    from annotator.jobs import runner as jobs
-
-    return jobs.fail_stale_jobs()
+    return fail_stale_jobs()

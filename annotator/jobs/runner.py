@@ -16,7 +16,7 @@ Decisions:
   may wait legitimately behind a long job, so it is failed only after JOB_QUEUED_MAX seconds
   (its message was lost, e.g. Redis restarted without persistence) — else, for a kind that runs
   one at a time per project, it would block that project's button for good. A job whose
-  message could not be published is failed at once by :func:`start_job`;
+  message could not be published is failed at once by ``services.start_job``;
 * finished states are final: a late progress write cannot revive a failed job, nor can a
   success, with one exception: a job the stale-job sweep failed ("worker lost") whose work then
   returns did succeed (its transaction committed), so it is recorded as succeeded;
@@ -31,25 +31,21 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
-import signal
 import threading
 import time
 import traceback
-import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, close_old_connections, connection, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, close_old_connections, connection, connections
 from django.db.models import Q
 from django.utils import timezone
-from django.utils.module_loading import import_string
 
 from alignment_core.progress import Progress
-from annotator import tasks
-from annotator.models import Job, Project
+from annotator.jobs.registry import Work, work_for
+from annotator.models import Job
 
 logger = logging.getLogger(__name__)
 
@@ -144,100 +140,11 @@ class JobReporter:
         return report
 
 
-Work = Callable[[Job, JobReporter], "dict[str, Any] | None"]
-
-# Every kind of job and the work it runs (``work(job, reporter) -> dict | None``), as dotted
-# paths imported when a job runs, so that no service module imports another's at load time.
-JOB_KINDS: dict[str, str] = {
-    "selftest": "annotator.jobs.runner.selftest_work",
-    "seed": "annotator.seeding.services.seed_work",
-    "import": "annotator.corpora.services.uploads.import_work",
-    "report": "annotator.reports.services.report_work",
-}
-
-
-# Kinds of which a project runs one at a time: starting one while another is queued or running
-# returns that one (five quick clicks on "Seed" start one job, not five identical ones).
-ONE_AT_A_TIME_PER_PROJECT = frozenset({"seed"})
-
-
-def work_for(kind: str) -> Work:
-    """The work function of a job kind (``JOB_KINDS``); KeyError names an unknown kind."""
-    try:
-        path = JOB_KINDS[kind]
-    except KeyError:
-        raise KeyError(f"no work registered for job kind {kind!r}") from None
-    return import_string(path)
-
-
-def start_job(
-    *,
-    kind: str,
-    project: Project | None = None,
-    user: Any = None,
-    params: dict[str, Any] | None = None,
-    task: Any = None,
-) -> Job:
-    """Create a queued Job of ``kind`` and dispatch it once the transaction commits.
-
-    The worker runs the kind's work from ``JOB_KINDS`` through the one job task (``task`` only
-    replaces that task, in tests). If the broker cannot take the message, the job is failed at
-    once with the reason (it would otherwise wait forever as "queued").
-
-    For a kind in ``ONE_AT_A_TIME_PER_PROJECT``, a project's unfinished job of that kind is
-    returned instead of a new one. The project row is locked (``SELECT ... FOR UPDATE``) while
-    looking, so concurrent requests take turns and all see the one job (PostgreSQL; SQLite
-    serialises writers anyway).
-    """
-    if task is None:
-        work_for(kind)  # an unknown kind fails here, in the request, not in the worker
-        task = tasks.run_job_task
-    params = dict(params or {})
-    json.dumps(params)  # fail here, not in the worker, on a non-JSON parameter
-    with transaction.atomic():
-        if project is not None and kind in ONE_AT_A_TIME_PER_PROJECT:
-            Project.objects.select_for_update().filter(pk=project.pk).values_list("pk").first()
-            active = (
-                Job.objects.filter(project=project, kind=kind, status__in=UNFINISHED)
-                .order_by("created_at", "id")
-                .first()
-            )
-            if active is not None:
-                logger.info(
-                    "%s job %s of project %s is unfinished: reused", kind, active.pk, project.pk
-                )
-                return active
-        job = Job.objects.create(
-            kind=kind,
-            project=project,
-            created_by=user if getattr(user, "is_authenticated", False) else None,
-            params=params,
-            celery_task_id=str(uuid.uuid4()),
-            message="Waiting for a worker",
-        )
-        transaction.on_commit(
-            lambda: _dispatch(job_id=job.pk, task=task, task_id=job.celery_task_id)
-        )
-    return job
-
-
-def _dispatch(*, job_id: int, task: Any, task_id: str) -> None:
-    try:
-        task.apply_async(args=[job_id], task_id=task_id)
-    except Exception as exc:  # broker down or misconfigured: say so on the job
-        logger.exception("could not queue job %s", job_id)
-        fail_job(
-            job_id=job_id,
-            message="Could not be queued",
-            error=f"The task queue (broker) did not accept the job: {type(exc).__name__}: {exc}",
-        )
-
-
 def run_job(
     job_id: int, work: Work | None = None, *, heartbeat_interval: float | None = None
 ) -> None:
     """Run ``work(job, reporter)`` as job ``job_id``; call this from inside a Celery task.
-    Without ``work``, the job kind's work from ``JOB_KINDS`` runs.
+    Without ``work``, the work registered for the job's kind runs (``registry``).
 
     Marks the job running, beats its heartbeat every ``heartbeat_interval`` seconds (default a
     quarter of JOB_STALE_AFTER, at most 30 s) from a daemon thread, stores the returned dict as
@@ -409,70 +316,3 @@ class _Heartbeat:
                     logger.warning("heartbeat of job %s failed", self.job_id, exc_info=True)
         finally:
             connections.close_all()
-
-
-# --- the self-test job --------------------------------------------------------------------
-
-SELFTEST_MAX_STEPS = 1000
-SELFTEST_MAX_DELAY = 5.0
-
-
-def start_selftest_job(
-    *,
-    project: Project | None,
-    user: Any,
-    steps: int = 20,
-    delay: float = 0.1,
-    fail_at: int | None = None,
-    die_at: int | None = None,
-    die_how: str = "kill",
-) -> Job:
-    """Queue the self-test: count through ``steps`` steps of ``delay`` seconds, reporting
-    progress. ``fail_at`` raises at that step; ``die_at`` ends the worker process there
-    (``die_how`` "kill" = SIGKILL, "exit" = ``os._exit``) — only ever inside a real worker."""
-    if not 1 <= steps <= SELFTEST_MAX_STEPS:
-        raise ValueError(f"steps must be between 1 and {SELFTEST_MAX_STEPS}")
-    if not 0 <= delay <= SELFTEST_MAX_DELAY:
-        raise ValueError(f"delay must be between 0 and {SELFTEST_MAX_DELAY} seconds")
-    if die_how not in ("kill", "exit"):
-        raise ValueError("die_how must be 'kill' or 'exit'")
-    params: dict[str, Any] = {"steps": steps, "delay": delay}
-    if fail_at is not None:
-        params["fail_at"] = int(fail_at)
-    if die_at is not None:
-        params.update(die_at=int(die_at), die_how=die_how)
-    return start_job(kind="selftest", project=project, user=user, params=params)
-
-
-def selftest_work(job: Job, reporter: JobReporter) -> dict[str, Any]:
-    """The self-test's work: proves a worker runs jobs and reports live progress."""
-    steps = int(job.params.get("steps", 20))
-    delay = float(job.params.get("delay", 0.1))
-    fail_at = job.params.get("fail_at")
-    die_at = job.params.get("die_at")
-    started = time.monotonic()
-    reporter.progress(0, f"Counting to {steps}")
-    for step in range(1, steps + 1):
-        if step == die_at:
-            _die(job.params.get("die_how", "kill"))
-        if step == fail_at:
-            raise RuntimeError(f"self-test failure requested at step {step}")
-        time.sleep(delay)
-        reporter.progress(100 * step / steps)
-    reporter.progress(100, f"Counted to {steps}")
-    return {"steps": steps, "pid": os.getpid(), "seconds": round(time.monotonic() - started, 3)}
-
-
-def _die(how: str) -> None:
-    from celery import current_task
-
-    if (
-        current_task is None
-        or current_task.request.is_eager
-        or current_task.request.called_directly
-    ):
-        raise RuntimeError("refusing to end a process that is not a Celery worker")
-    logger.warning("self-test: ending worker process %s (%s) as asked", os.getpid(), how)
-    if how == "exit":
-        os._exit(17)
-    os.kill(os.getpid(), signal.SIGKILL)

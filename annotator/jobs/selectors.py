@@ -4,18 +4,12 @@ never by a page or an API call that merely looks at it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.db.models import Q, QuerySet
 
+from annotator.jobs.registry import summary_for
 from annotator.models import Job, Membership, Project
-from annotator.seeding.selectors import seed_result_summary
-
-# A finished job's result in words, by job kind (kinds without an entry show the JSON only).
-RESULT_SUMMARIES: dict[str, Callable[[Mapping[str, Any]], str | None]] = {
-    "seed": seed_result_summary,
-}
 
 
 def visible_jobs(*, user: Any) -> QuerySet[Job]:
@@ -63,8 +57,8 @@ def failure_reason(*, job: Job) -> str | None:
 
 
 def result_summary(*, job: Job) -> str | None:
-    """A succeeded job's result in words (``RESULT_SUMMARIES``), or None."""
-    summarise = RESULT_SUMMARIES.get(job.kind)
+    """A succeeded job's result in words (the summary its kind registered), or None."""
+    summarise = summary_for(job.kind)
     if job.status != Job.Status.SUCCEEDED or summarise is None or not isinstance(job.result, dict):
         return None
     return summarise(job.result)

@@ -13,8 +13,8 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from annotator.jobs import runner as job_services
 from annotator.jobs import selectors as job_selectors
+from annotator.jobs import selftest as job_services
 from annotator.models import Job, Project
 from annotator.projects.selectors import projects as project_selectors
 from annotator.seeding import services as seeding

@@ -16,7 +16,7 @@ from django.db import transaction
 
 from alignment_core.agreement import build_report
 from alignment_core.progress import Progress, part, silent
-from annotator.jobs.runner import start_job
+from annotator.jobs.services import start_job
 from annotator.models import AgreementReport, Job, Project
 from annotator.reports.selectors import reports as report_selectors
 

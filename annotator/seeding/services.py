@@ -33,7 +33,7 @@ from alignment_core.aligner.link_model import (
     uncertainty,
 )
 from alignment_core.progress import Progress, part, silent
-from annotator.jobs.runner import start_job
+from annotator.jobs.services import start_job
 from annotator.links import to_alignment
 from annotator.models import AlignerRun, Assignment, GoldAlignment, Job, Project, SeedAlignment
 

@@ -13,15 +13,16 @@ from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from annotator.jobs import registry, selftest
 from annotator.jobs import runner as jobs
 from annotator.jobs.runner import (
     JobReporter,
     bookkeeping_alias,
     fail_stale_jobs,
     run_job,
-    start_job,
 )
 from annotator.jobs.selectors import get_job, job_state
+from annotator.jobs.services import start_job
 from annotator.models import Job, Project
 from annotator.signals import (
     fail_job_of_failed_task,
@@ -393,7 +394,7 @@ def test_start_job_dispatches_after_commit_and_runs_eagerly(
     eager, django_capture_on_commit_callbacks, lead, project
 ):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        job = jobs.start_selftest_job(project=project, user=lead, steps=5, delay=0)
+        job = selftest.start_selftest_job(project=project, user=lead, steps=5, delay=0)
     assert Job.objects.get(pk=job.pk).status == "queued"  # nothing runs before the commit
     assert job.created_by == lead and job.params == {"steps": 5, "delay": 0}
     assert job.celery_task_id
@@ -406,7 +407,7 @@ def test_start_job_dispatches_after_commit_and_runs_eagerly(
 
 def test_selftest_failure_is_recorded(eager, django_capture_on_commit_callbacks, project):
     with django_capture_on_commit_callbacks(execute=True):
-        job = jobs.start_selftest_job(project=project, user=None, steps=4, delay=0, fail_at=3)
+        job = selftest.start_selftest_job(project=project, user=None, steps=4, delay=0, fail_at=3)
     job.refresh_from_db()
     assert job.status == "failed"
     assert "self-test failure requested at step 3" in job.error
@@ -416,7 +417,7 @@ def test_selftest_refuses_to_kill_a_process_that_is_not_a_worker(
     eager, django_capture_on_commit_callbacks, project
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        job = jobs.start_selftest_job(project=project, user=None, steps=3, delay=0, die_at=2)
+        job = selftest.start_selftest_job(project=project, user=None, steps=3, delay=0, die_at=2)
     job.refresh_from_db()
     assert job.status == "failed" and "refusing to end a process" in job.error
 
@@ -426,7 +427,7 @@ def test_selftest_refuses_to_kill_a_process_that_is_not_a_worker(
 )
 def test_selftest_parameters_are_checked(project, bad):
     with pytest.raises(ValueError):
-        jobs.start_selftest_job(project=project, user=None, **bad)
+        selftest.start_selftest_job(project=project, user=None, **bad)
 
 
 def test_a_job_the_broker_refuses_is_failed_at_once(django_capture_on_commit_callbacks):
@@ -448,8 +449,9 @@ def test_start_job_refuses_parameters_that_are_not_json():
 
 
 def test_every_job_kind_names_work_that_exists():
-    for kind in jobs.JOB_KINDS:
-        assert callable(jobs.work_for(kind)), kind
+    assert set(registry.registered_kinds()) >= {"selftest", "seed", "import", "report"}
+    for kind in registry.registered_kinds():
+        assert callable(registry.work_for(kind)), kind
 
 
 def test_an_unknown_job_kind_is_refused_before_anything_is_queued():

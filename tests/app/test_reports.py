@@ -7,7 +7,7 @@ import pytest
 
 from alignment_core.agreement import PairAnnotations, build_report, score_word
 from alignment_core.alignment import Alignment
-from annotator.jobs.runner import JOB_KINDS, work_for
+from annotator.jobs.registry import job_kind, work_for
 from annotator.models import AgreementReport, AlignerRun, Job, SeedAlignment
 from annotator.reports import services as report_services
 from annotator.reports.selectors import reports as report_selectors
@@ -157,7 +157,7 @@ def test_bad_parameters_are_named_and_nothing_is_queued(project, lead, params, n
 
 def test_the_report_kind_is_registered():
     assert work_for("report") is report_services.report_work
-    assert JOB_KINDS["report"] == "annotator.reports.services.report_work"
+    assert job_kind("report").name == "report"
 
 
 def test_the_job_runs_the_service_and_its_result_holds_no_figures(

@@ -10,7 +10,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from annotator.jobs.runner import fail_stale_jobs, start_job
+from annotator.jobs.runner import fail_stale_jobs
+from annotator.jobs.services import start_job
 from annotator.models import Job, Project
 from annotator.seeding.services import start_seed_job
 from tests.conftest import need

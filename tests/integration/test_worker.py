@@ -9,7 +9,7 @@ import time
 import pytest
 from django.utils import timezone
 
-from annotator.jobs.runner import start_selftest_job
+from annotator.jobs.selftest import start_selftest_job
 from annotator.models import Job
 from tests.integration.conftest import wait_for
 

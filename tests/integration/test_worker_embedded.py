@@ -18,7 +18,7 @@ from tests.integration.conftest import Worker
 pytestmark = pytest.mark.integration
 
 START_JOB = (
-    "from annotator.jobs.runner import start_selftest_job; "
+    "from annotator.jobs.selftest import start_selftest_job; "
     "print(start_selftest_job(project=None, user=None, steps=12, delay=0.1).pk)"
 )
 

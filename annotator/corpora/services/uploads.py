@@ -24,7 +24,8 @@ from django.conf import settings
 
 from annotator.corpora.services.importing import CorpusImportError, ImportSource, import_files
 from annotator.corpora.services.importing_report import Problem
-from annotator.jobs.runner import UNFINISHED, start_job
+from annotator.jobs.runner import UNFINISHED
+from annotator.jobs.services import start_job
 from annotator.models import Job, Project
 
 # Roles of uploaded files, as import_corpus names them.
