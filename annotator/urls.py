@@ -8,6 +8,7 @@ from annotator.grid import views as annotate
 from annotator.jobs import views as jobs
 from annotator.projects.views import lead, pages
 from annotator.reports.views import dashboard
+from annotator.seeding import views as seeding
 
 
 class IdConverter:
@@ -47,7 +48,9 @@ urlpatterns = [
         jobs.start_selftest,
         name="project-start-selftest",
     ),
-    path("projects/<id:project_id>/jobs/seed/", jobs.start_seeding, name="project-start-seeding"),
+    path(
+        "projects/<id:project_id>/jobs/seed/", seeding.start_seeding, name="project-start-seeding"
+    ),
     path("jobs/<id:job_id>/", jobs.job_detail, name="job-detail"),
     # the lead's pages (members, assignment, progress, adjudication)
     path("projects/<id:project_id>/members/", lead.members_page, name="project-members"),
@@ -60,7 +63,7 @@ urlpatterns = [
     ),
     path(
         "projects/<id:project_id>/adjudicate/",
-        lead.adjudication_list,
+        adjudication.adjudication_list,
         name="project-adjudication-list",
     ),
     path(

@@ -93,3 +93,18 @@ def test_the_job_runner_imports_no_feature(graph):
         assert not {m for m in imported if m.split(".")[1:2] and m.split(".")[1] in features}, (
             module
         )
+
+
+def test_views_and_apis_call_only_their_own_features_services(graph):
+    """A page or an endpoint of one feature never writes through another feature's services:
+    a write that spans features is one service of the upper feature, called by its own view."""
+    crossings = []
+    for module in sorted(graph.modules):
+        parts = module.split(".")
+        if len(parts) < 3 or parts[0] != "annotator" or parts[2] not in ("views", "api"):
+            continue
+        for imported in graph.find_modules_directly_imported_by(module):
+            other = imported.split(".")
+            if len(other) > 2 and other[2] == "services" and other[1] != parts[1]:
+                crossings.append(f"{module} -> {imported}")
+    assert crossings == []

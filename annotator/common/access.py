@@ -13,7 +13,32 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from annotator.models import Assignment, Membership, Project
 
-LEAD_ROLES = (Membership.Role.LEAD, "staff")
+STAFF = "staff"  # the role shown to staff who are not members
+LEAD_ROLES = (Membership.Role.LEAD, STAFF)
+
+
+def project_role(*, project: Project, user: Any) -> str | None:
+    """``"lead"``, ``"annotator"``, ``"staff"`` (staff, not a member) or None (no access)."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    role = Membership.objects.filter(project=project, user=user).values_list("role", flat=True)
+    role = role.first()
+    if role:
+        return role
+    return STAFF if user.is_staff else None
+
+
+def can_manage_project(*, project: Project, user: Any) -> bool:
+    """Leads (and staff) start jobs and change a project; annotators do not."""
+    return project_role(project=project, user=user) in (Membership.Role.LEAD, STAFF)
+
+
+def get_visible_project(*, project_id: int, user: Any) -> Project | None:
+    """The project if ``user`` is a member (or staff), else None."""
+    project = Project.objects.filter(pk=project_id).first()
+    if project is None or project_role(project=project, user=user) is None:
+        return None
+    return project
 
 
 def visible_projects(*, user: Any) -> QuerySet[Project]:

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from alignment_core.formats import FormatError
-from annotator.corpora.services.importing_report import CorpusImportError
+from annotator.common.exceptions import RefusedInput
 
 
 class BadInput(exceptions.APIException):
@@ -45,7 +45,7 @@ def summary(detail: Any, prefix: str = "") -> list[str]:
 
 
 def exception_handler(exc: Exception, context: dict) -> Response | None:
-    if isinstance(exc, FormatError | CorpusImportError):
+    if isinstance(exc, FormatError | RefusedInput):
         exc = BadInput(str(exc))
     elif isinstance(exc, OverflowError):
         # A number too large for the database (SQLite: past 64 bits), e.g. a NumberFilter's.

@@ -10,8 +10,9 @@ from typing import Any
 
 from rest_framework.permissions import BasePermission
 
+from annotator.common import access
+from annotator.common.access import STAFF, project_role
 from annotator.models import Membership, Project
-from annotator.projects.selectors.projects import STAFF, project_role
 
 
 def object_project(obj: Any) -> Project | None:
@@ -65,3 +66,17 @@ def project_for_request(*, request: Any, project_id: Any, lead: bool = False) ->
     if lead and role not in (Membership.Role.LEAD, STAFF):
         raise PermissionDenied(IsProjectLead.message)
     return project
+
+
+class RoleContextMixin:
+    """Puts the user's roles (one query per request) into the serializer context."""
+
+    def user_roles(self) -> dict[int, str]:
+        if not hasattr(self, "_roles"):
+            self._roles = access.roles_by_project(user=self.request.user)  # type: ignore[attr-defined]
+        return self._roles
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        context = super().get_serializer_context()  # type: ignore[misc]
+        context["roles"] = self.user_roles()
+        return context

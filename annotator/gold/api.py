@@ -21,10 +21,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotator.common.access import can_manage_project, project_role
 from annotator.common.schema import ERRORS, READ_ERRORS
 from annotator.gold.services.adjudication import GoldConflict, adjudicate
 from annotator.models import GoldAlignment, Project, SentencePair
-from annotator.projects.selectors.projects import can_manage_project, project_role
 
 
 class GoldRevisionSerializer(serializers.Serializer):

@@ -10,8 +10,8 @@ from typing import Any
 
 from django.db.models import Count, Q
 
-from annotator.grid.selectors.grid import pair_data
 from annotator.models import Assignment, GoldAlignment, Project, SentencePair
+from annotator.projects.selectors.projects import pair_data
 from annotator.reports.selectors.reports import ab_order
 
 # Overlay classes of a cell, as the grid's overlay mode marks them.

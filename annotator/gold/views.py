@@ -4,10 +4,12 @@ through the API (``annotator/api/gold.py``). Leads and staff only."""
 
 from __future__ import annotations
 
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
+from annotator.gold import selectors as adjudication_selectors
 from annotator.gold.selectors import adjudication_payload
 from annotator.models import Project, SentencePair
 from annotator.projects.views.lead import lead_page
@@ -25,3 +27,11 @@ def adjudicate_page(request: HttpRequest, project: Project, pair_id: int) -> Htt
         "api_url": reverse("api-pair-gold", args=[project.pk, pair.pk]),
     }
     return render(request, "annotator/lead_adjudicate.html", context)
+
+
+@lead_page
+def adjudication_list(request: HttpRequest, project: Project) -> HttpResponse:
+    rows = adjudication_selectors.pairs_to_adjudicate(project=project)
+    page = Paginator(rows, 100).get_page(request.GET.get("page"))
+    return render(request, "annotator/lead_adjudication_list.html", {"project": project,
+                                                                       "rows": page})  # fmt: skip

@@ -15,10 +15,10 @@ from rest_framework.response import Response
 
 from annotator.common import access
 from annotator.common.filters import JobFilter
+from annotator.common.permissions import RoleContextMixin
 from annotator.common.schema import ID_LOOKUP, read_schema
 from annotator.jobs import selectors as job_selectors
 from annotator.models import Job
-from annotator.projects.api import RoleContextMixin
 
 
 def one_line_reason(job: Job) -> str | None:

@@ -13,11 +13,10 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from annotator.common import access
 from annotator.jobs import selectors as job_selectors
 from annotator.jobs import selftest as job_services
 from annotator.models import Job, Project
-from annotator.projects.selectors import projects as project_selectors
-from annotator.seeding import services as seeding
 
 
 class SelftestForm(forms.Form):
@@ -47,10 +46,10 @@ def lead_starts_job(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
     @login_required
     @functools.wraps(view)
     def wrapper(request: HttpRequest, project_id: int) -> HttpResponse:
-        project = project_selectors.get_visible_project(project_id=project_id, user=request.user)
+        project = access.get_visible_project(project_id=project_id, user=request.user)
         if project is None:
             raise Http404("No such project, or you are not a member of it.")
-        if not project_selectors.can_manage_project(project=project, user=request.user):
+        if not access.can_manage_project(project=project, user=request.user):
             return _error(request, "Only the project's leads start jobs.", 403)
         job = view(request, project)
         if isinstance(job, HttpResponse):
@@ -79,15 +78,6 @@ def start_selftest(request: HttpRequest, project: Project) -> Job | HttpResponse
         delay=0.2 if delay is None else delay,
         fail_at=steps // 2 + 1 if form.cleaned_data["fail"] else None,
     )
-
-
-@lead_starts_job
-def start_seeding(request: HttpRequest, project: Project) -> Job | HttpResponse:
-    """ "Seed with aligner" (use_gold absent/false) or "Retrain with gold" (use_gold=true)."""
-    use_gold = request.POST.get("use_gold", "false").lower()
-    if use_gold not in ("true", "false"):
-        return _error(request, "use_gold must be 'true' or 'false'", 400)
-    return seeding.start_seed_job(project=project, user=request.user, use_gold=use_gold == "true")
 
 
 @never_cache

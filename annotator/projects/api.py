@@ -23,6 +23,7 @@ from rest_framework import serializers, viewsets
 
 from annotator.common import access
 from annotator.common.filters import BooleanFilter, IdFilter, SubcorpusFilter
+from annotator.common.permissions import RoleContextMixin
 from annotator.common.schema import ID_LOOKUP, read_schema
 from annotator.models import (
     Assignment,
@@ -86,20 +87,6 @@ PROJECT_EXAMPLE = {
     "created_at": "2026-11-23T09:00:00Z",
     "counts": {"pairs": 36, "trial": 6, "gold": 12, "seeded": 0},
 }
-
-
-class RoleContextMixin:
-    """Puts the user's roles (one query per request) into the serializer context."""
-
-    def user_roles(self) -> dict[int, str]:
-        if not hasattr(self, "_roles"):
-            self._roles = access.roles_by_project(user=self.request.user)  # type: ignore[attr-defined]
-        return self._roles
-
-    def get_serializer_context(self) -> dict[str, Any]:
-        context = super().get_serializer_context()  # type: ignore[misc]
-        context["roles"] = self.user_roles()
-        return context
 
 
 @extend_schema_view(

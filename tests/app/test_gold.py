@@ -12,10 +12,10 @@ from django.core.management import call_command
 from annotator.gold.services.gold import (
     GoldError,
     gold_from_single_submission,
-    reopen_assignment,
     set_gold,
 )
 from annotator.models import AnnotationRevision, Assignment, GoldAlignment, GoldRevision
+from annotator.projects.services.assignment import AssignmentError, reopen_assignment
 from tests.app.lead_helpers import save_work
 
 pytestmark = pytest.mark.django_db
@@ -101,7 +101,7 @@ def test_reopen_sends_a_submitted_pair_back_with_a_reopen_revision(pair, annotat
     )
     assert [r.kind for r in revisions] == ["submit", "reopen"]
     assert revisions[-1].links == [[0, 0, "S"]] and revisions[-1].author == lead
-    with pytest.raises(GoldError, match="only a submitted pair"):
+    with pytest.raises(AssignmentError, match="only a submitted pair"):
         reopen_assignment(assignment=a, by=lead)
 
 

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from annotator.common.exceptions import RefusedInput
+
 MAX_SHOWN_PROBLEMS = 10
 MAX_SHOWN_MISMATCHES = 10
 MAX_SHOWN_DROPPED = 20
@@ -39,7 +41,7 @@ class Problem:
         return f"{where}: {self.reason}"
 
 
-class CorpusImportError(ValueError):
+class CorpusImportError(RefusedInput):
     """An import was refused and nothing was written. ``str()`` lists the problems found.
 
     ``file``, ``line``, ``pair_id`` and ``reason`` describe the first problem; ``problems``

@@ -12,7 +12,8 @@ from django.urls import reverse
 
 from annotator.grid.selectors.assignments import annotation_state, starting_seed, trial_feedback
 from annotator.grid.selectors.queue import queue_place
-from annotator.models import Assignment, SeedAlignment, SentencePair
+from annotator.models import Assignment, SeedAlignment
+from annotator.projects.selectors.projects import pair_data
 
 POSTERIOR_SCALE = 255  # one byte a cell: round(255·p)
 
@@ -65,18 +66,6 @@ def grid_payload(*, assignment: Assignment) -> dict[str, Any]:
     data = grid_data(assignment=assignment)
     data["urls"] = grid_urls(assignment, data["queue"])
     return data
-
-
-def pair_data(pair: SentencePair) -> dict[str, Any]:
-    """The pair as the grid shows it: ids, subcorpus, trial flag and both sentences' tokens."""
-    return {
-        "id": pair.pk,
-        "external_id": pair.external_id,
-        "subcorpus": pair.subcorpus.name if pair.subcorpus_id else None,
-        "is_trial": pair.is_trial,
-        "source": pair.source_tokens,
-        "target": pair.target_tokens,
-    }
 
 
 def grid_data(*, assignment: Assignment) -> dict[str, Any]:

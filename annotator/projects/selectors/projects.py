@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db.models import Count, Q
 
+from annotator.common.access import STAFF, project_role
 from annotator.models import (
     GoldAlignment,
     Membership,
@@ -18,7 +19,6 @@ from annotator.models import (
     Subcorpus,
 )
 
-STAFF = "staff"  # the role shown to staff who are not members
 NO_SUBCORPUS = ""
 
 
@@ -59,30 +59,6 @@ class ProjectSummary:
     @property
     def is_lead(self) -> bool:
         return self.role in (Membership.Role.LEAD, STAFF)
-
-
-def project_role(*, project: Project, user: Any) -> str | None:
-    """``"lead"``, ``"annotator"``, ``"staff"`` (staff, not a member) or None (no access)."""
-    if not getattr(user, "is_authenticated", False):
-        return None
-    role = Membership.objects.filter(project=project, user=user).values_list("role", flat=True)
-    role = role.first()
-    if role:
-        return role
-    return STAFF if user.is_staff else None
-
-
-def can_manage_project(*, project: Project, user: Any) -> bool:
-    """Leads (and staff) start jobs and change a project; annotators do not."""
-    return project_role(project=project, user=user) in (Membership.Role.LEAD, STAFF)
-
-
-def get_visible_project(*, project_id: int, user: Any) -> Project | None:
-    """The project if ``user`` is a member (or staff), else None."""
-    project = Project.objects.filter(pk=project_id).first()
-    if project is None or project_role(project=project, user=user) is None:
-        return None
-    return project
 
 
 def user_projects(*, user: Any) -> list[ProjectSummary]:
@@ -147,4 +123,16 @@ def subcorpus_counts(*, project_ids: list[int]) -> dict[int, list[SubcorpusCount
     return {
         pid: sorted(by_name.values(), key=lambda c: (c.name == NO_SUBCORPUS, c.name))
         for pid, by_name in rows.items()
+    }
+
+
+def pair_data(pair: SentencePair) -> dict[str, Any]:
+    """The pair as the grid shows it: ids, subcorpus, trial flag and both sentences' tokens."""
+    return {
+        "id": pair.pk,
+        "external_id": pair.external_id,
+        "subcorpus": pair.subcorpus.name if pair.subcorpus_id else None,
+        "is_trial": pair.is_trial,
+        "source": pair.source_tokens,
+        "target": pair.target_tokens,
     }

@@ -24,6 +24,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotator.models import (
+    Annotation,
+    AnnotationRevision,
     Assignment,
     AssignmentPlan,
     Membership,
@@ -361,3 +363,30 @@ def _workloads(
             row.single += 1
         row.by_subcorpus[a.subcorpus] = row.by_subcorpus.get(a.subcorpus, 0) + 1
     return list(rows.values())
+
+
+def reopen_assignment(*, assignment: Assignment, by: Any) -> Assignment:
+    """A lead sends a submitted pair back to its annotator: status in_progress, with a
+    ``reopen`` revision of the same links (nothing lost; the gold stays until changed)."""
+    if assignment.status != Assignment.Status.SUBMITTED:
+        raise AssignmentError("only a submitted pair can be reopened")
+    with transaction.atomic():
+        annotation = Annotation.objects.select_for_update().filter(assignment=assignment).first()
+        if annotation is not None:
+            annotation.version += 1
+            annotation.save(update_fields=["version", "updated_at"])
+            last = annotation.revisions.order_by("-version").first()
+            AnnotationRevision.objects.create(
+                annotation=annotation,
+                version=annotation.version,
+                kind=AnnotationRevision.Kind.REOPEN,
+                links=annotation.links,
+                edits_from_seed=last.edits_from_seed if last else None,
+                author=by,
+                elapsed_seconds=0.0,
+            )
+        assignment.status = Assignment.Status.IN_PROGRESS
+        assignment.submitted_at = None
+        assignment.last_activity_at = timezone.now()
+        assignment.save(update_fields=["status", "submitted_at", "last_activity_at"])
+    return assignment

@@ -23,8 +23,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from annotator.gold import selectors as adjudication_selectors
-from annotator.gold.services import gold as gold_services
+from annotator.common import access
 from annotator.models import Assignment, Membership, Project
 from annotator.projects.selectors import progress as progress_selectors
 from annotator.projects.selectors import projects as project_selectors
@@ -41,10 +40,10 @@ def lead_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     @login_required
     @functools.wraps(view)
     def wrapper(request: HttpRequest, project_id: int, **kwargs: Any) -> HttpResponse:
-        project = project_selectors.get_visible_project(project_id=project_id, user=request.user)
+        project = access.get_visible_project(project_id=project_id, user=request.user)
         if project is None:
             raise Http404("No such project, or you are not a member of it.")
-        if not project_selectors.can_manage_project(project=project, user=request.user):
+        if not access.can_manage_project(project=project, user=request.user):
             return HttpResponseForbidden("Only the project's leads may open this page.")
         return view(request, project, **kwargs)
 
@@ -281,24 +280,13 @@ def assignment_action(
             assignment_services.reassign(assignment=assignment, to_user=to)
             messages.success(request, f"{pair} moved from {who} to {to.get_username()}.")
         elif action == "reopen":
-            gold_services.reopen_assignment(assignment=assignment, by=request.user)
+            assignment_services.reopen_assignment(assignment=assignment, by=request.user)
             messages.success(request, f"{pair} reopened for {who}.")
         else:
             raise Http404("no such action")
-    except (assignment_services.AssignmentError, gold_services.GoldError) as exc:
+    except assignment_services.AssignmentError as exc:
         messages.error(request, str(exc))
     back = request.POST.get("next") or ""
     if not back.startswith(f"/projects/{project.pk}/"):  # only back into this project
         back = reverse("project-progress", args=[project.pk])
     return redirect(back)
-
-
-# --- adjudication list -----------------------------------------------------------------------
-
-
-@lead_page
-def adjudication_list(request: HttpRequest, project: Project) -> HttpResponse:
-    rows = adjudication_selectors.pairs_to_adjudicate(project=project)
-    page = Paginator(rows, 100).get_page(request.GET.get("page"))
-    return render(request, "annotator/lead_adjudication_list.html", {"project": project,
-                                                                       "rows": page})  # fmt: skip

@@ -6,6 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from annotator.common import access
 from annotator.jobs import selectors as job_selectors
 from annotator.jobs.views import SelftestForm
 from annotator.projects.selectors import projects as project_selectors
@@ -19,7 +20,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def project_detail(request: HttpRequest, project_id: int) -> HttpResponse:
-    project = project_selectors.get_visible_project(project_id=project_id, user=request.user)
+    project = access.get_visible_project(project_id=project_id, user=request.user)
     if project is None:
         raise Http404("No such project, or you are not a member of it.")
     summary = project_selectors.project_summary(project=project, user=request.user)
