@@ -14,12 +14,12 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from annotator.common import access
 from annotator.grid import services as annotation_services
 from annotator.grid.selectors import queue as queue_selectors
 from annotator.grid.selectors.assignments import get_own_assignment
 from annotator.grid.selectors.grid import grid_payload
 from annotator.models import Assignment, Project
-from annotator.projects.selectors import projects as project_selectors
 from annotator.templatetags.gridalign import render_markdown
 
 QUEUE_PAGE_SIZE = 200
@@ -28,7 +28,7 @@ GRID_TEMPLATES = ["annotator/annotate.html", "annotator/annotate_placeholder.htm
 
 
 def _member_project(request: HttpRequest, project_id: int) -> Project:
-    project = project_selectors.get_visible_project(project_id=project_id, user=request.user)
+    project = access.get_visible_project(project_id=project_id, user=request.user)
     if project is None:
         raise Http404("No such project, or you are not a member of it.")
     return project
