@@ -9,10 +9,7 @@ from rest_framework.routers import DefaultRouter
 from annotator.accounts.api import auth
 from annotator.corpora.api import evaluate, export, imports
 from annotator.gold import api as gold
-from annotator.grid.api import (
-    annotations,
-    assignments_schema,  # noqa: F401  (registers the examples of the grid's endpoints)
-)
+from annotator.grid.api import annotations
 from annotator.grid.api.assignments import AssignmentViewSet
 from annotator.jobs import api as jobs
 from annotator.projects import api as projects

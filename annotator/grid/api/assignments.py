@@ -28,6 +28,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotator.grid import services as annotation_services
+from annotator.grid.api.assignments_schema import documented
 from annotator.grid.selectors.assignments import annotation_state, own_assignments, trial_feedback
 from annotator.grid.selectors.grid import flag_data, grid_payload, page_url
 from annotator.grid.selectors.queue import order_queue, queue_place
@@ -212,6 +213,18 @@ def _error(message: str, code: int, **extra: Any) -> Response:
     return Response({"error": message, **extra}, status=code)
 
 
+@documented(
+    annotation_input=AnnotationInputSerializer,
+    annotation_state=AnnotationStateSerializer,
+    detail=AssignmentDetailSerializer,
+    row=AssignmentListSerializer,
+    conflict=ConflictSerializer,
+    flag=FlagSerializer,
+    flag_result=FlagResultSerializer,
+    links_error=LinksErrorSerializer,
+    save_result=SaveResultSerializer,
+    submit_result=SubmitResultSerializer,
+)
 class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """The requesting annotator's own assignments and the grid's saves."""
 

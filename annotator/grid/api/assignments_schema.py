@@ -1,15 +1,18 @@
-"""Examples for the grid's ``/api/assignments/`` endpoints in the OpenAPI schema.
-
-The viewset is the grid's (``annotator.grid.api.assignments``); this extension only adds examples
-(and the error answers every endpoint may give) to its schema, without touching its code:
-drf-spectacular uses the replacement class for the schema alone, never to serve requests.
-"""
+"""The OpenAPI documentation of the grid's ``/api/assignments/`` endpoints: summaries,
+examples and the error answers every endpoint may give, applied to the one real viewset
+(``annotator.grid.api.assignments``) as ``@documented(...)``. Kept apart because it is long and
+read by nobody who changes the endpoints' behaviour."""
 
 from __future__ import annotations
 
-from drf_spectacular.extensions import OpenApiViewExtension
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
-from rest_framework.decorators import action
+from collections.abc import Callable
+
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 
 from annotator.common.schema import READ_ERRORS, ErrorSerializer
 
@@ -96,125 +99,93 @@ def _ok(name: str, value) -> list[OpenApiExample]:
     return [OpenApiExample(name, value=value, response_only=True)]
 
 
-class AssignmentExamples(OpenApiViewExtension):
-    target_class = "annotator.grid.api.assignments.AssignmentViewSet"
+def documented(
+    *,
+    annotation_input: type,
+    annotation_state: type,
+    detail: type,
+    row: type,
+    conflict: type,
+    flag: type,
+    flag_result: type,
+    links_error: type,
+    save_result: type,
+    submit_result: type,
+) -> Callable[[type], type]:
+    """``@extend_schema_view`` for the grid's viewset: summaries, examples and every error
+    answer of its endpoints, decorating the one real viewset (the serializers come in as
+    arguments, so this module imports nothing of the viewset's)."""
+    stale = OpenApiResponse(conflict, **STALE)
+    bad_links = OpenApiResponse(links_error, **BAD_LINKS)
+    refusals = {400: bad_links, 403: SUBMITTED, 409: stale}  # a save's, and a submit's
 
-    def view_replacement(self):
-        from annotator.grid.api.assignments import (
-            AnnotationInputSerializer,
-            AnnotationStateSerializer,
-            AssignmentDetailSerializer,
-            AssignmentListSerializer,
-            ConflictSerializer,
-            FlagResultSerializer,
-            FlagSerializer,
-            LinksErrorSerializer,
-            SaveResultSerializer,
-            SubmitResultSerializer,
-        )
+    def answers(ok, more=None):
+        return {200: ok, **(more or {}), **READ_ERRORS}
 
-        stale = OpenApiResponse(ConflictSerializer, **STALE)
-        bad_links = OpenApiResponse(LinksErrorSerializer, **BAD_LINKS)
-        refusals = {400: bad_links, 403: SUBMITTED, 409: stale}  # a save's, and a submit's
-
-        def answers(ok, more=None):
-            return {200: ok, **(more or {}), **READ_ERRORS}
-
-        class Documented(self.target_class):
-            @extend_schema(
-                summary="My assignments: my queue, in queue order (?project=, ?status=)",
-                responses=answers(AssignmentListSerializer(many=True)),
-                examples=_ok("My queue", ROW),
-            )
-            def list(self, request, *args, **kwargs):
-                return super().list(request, *args, **kwargs)  # pragma: no cover
-
-            @extend_schema(
-                summary="One of my assignments: the pair, its seed and posteriors, my annotation",
-                responses=answers(AssignmentDetailSerializer),
-                examples=_ok("Assignment", DETAIL),
-            )
-            def retrieve(self, request, *args, **kwargs):
-                return super().retrieve(request, *args, **kwargs)  # pragma: no cover
-
-            @extend_schema(
+    submitted = {**SAVED, "status": "submitted", "next": 41, "next_page": "/annotate/41/"}
+    return extend_schema_view(
+        list=extend_schema(
+            summary="My assignments: my queue, in queue order (?project=, ?status=)",
+            responses=answers(row(many=True)),
+            examples=_ok("My queue", ROW),
+        ),
+        retrieve=extend_schema(
+            summary="One of my assignments: the pair, its seed and posteriors, my annotation",
+            responses=answers(detail),
+            examples=_ok("Assignment", DETAIL),
+        ),
+        annotation=[
+            extend_schema(
                 methods=["GET"],
                 summary="My annotation of the pair and its version",
                 request=None,
-                responses=answers(AnnotationStateSerializer),
+                responses=answers(annotation_state),
                 examples=_ok("Annotation", STATE),
-            )
-            @extend_schema(
+            ),
+            extend_schema(
                 methods=["PUT"],
                 summary="Save my annotation (autosave); 409 when `version` is stale",
-                request=AnnotationInputSerializer,
-                responses=answers(SaveResultSerializer, refusals),
+                request=annotation_input,
+                responses=answers(save_result, refusals),
                 examples=[
                     OpenApiExample("Edit", value=EDIT, request_only=True),
                     *_ok("Saved", SAVED),
                 ],
-            )
-            @action(detail=True, methods=["get", "put"])
-            def annotation(self, request, pk=None):
-                return super().annotation(request, pk)  # pragma: no cover
-
-            @extend_schema(
-                summary="Save and submit my annotation; answers with the next pair",
-                request=AnnotationInputSerializer,
-                responses=answers(SubmitResultSerializer, refusals),
-                examples=[
-                    OpenApiExample("Submit", value=EDIT, request_only=True),
-                    *_ok(
-                        "Submitted",
-                        {
-                            **SAVED,
-                            "status": "submitted",
-                            "next": 41,
-                            "next_page": "/annotate/41/",
-                            "feedback": None,
-                        },
-                    ),
-                ],
-            )
-            @action(detail=True, methods=["post"])
-            def submit(self, request, pk=None):
-                return super().submit(request, pk)  # pragma: no cover
-
-            @extend_schema(
-                summary="Open the pair as the grid page does (records the opening); answers "
-                "its grid data",
-                request=None,
-                responses=answers(AssignmentDetailSerializer),
-                examples=_ok("Opened", DETAIL),
-            )
-            @action(detail=True, methods=["post"])
-            def open(self, request, pk=None):
-                return super().open(request, pk)  # pragma: no cover
-
-            @extend_schema(
+            ),
+        ],
+        submit=extend_schema(
+            summary="Save and submit my annotation; answers with the next pair",
+            request=annotation_input,
+            responses=answers(submit_result, refusals),
+            examples=[
+                OpenApiExample("Submit", value=EDIT, request_only=True),
+                *_ok("Submitted", {**submitted, "feedback": None}),
+            ],
+        ),
+        open=extend_schema(
+            summary="Open the pair as the grid page does (records the opening); answers "
+            "its grid data",
+            request=None,
+            responses=answers(detail),
+            examples=_ok("Opened", DETAIL),
+        ),
+        flag=[
+            extend_schema(
                 methods=["POST"],
                 summary="Flag the pair for the lead",
-                request=FlagSerializer,
-                responses=answers(FlagResultSerializer, {400: ErrorSerializer}),
+                request=flag,
+                responses=answers(flag_result, {400: ErrorSerializer}),
                 examples=[
                     OpenApiExample("Flag", value=FLAG_ANSWER["flag"], request_only=True),
                     *_ok("Flagged", FLAG_ANSWER),
                 ],
-            )
-            @extend_schema(
+            ),
+            extend_schema(
                 methods=["DELETE"],
                 summary="Clear my flag",
                 request=None,
-                responses=answers(FlagResultSerializer),
+                responses=answers(flag_result),
                 examples=_ok("Cleared", {"flag": None}),
-            )
-            @action(detail=True, methods=["post", "delete"])
-            def flag(self, request, pk=None):
-                return super().flag(request, pk)  # pragma: no cover
-
-        # the same routes as the grid's actions (the schema is built per route and method)
-        for name in ("open", "annotation", "submit", "flag"):
-            assert set(getattr(Documented, name).mapping) == set(
-                getattr(self.target_class, name).mapping
-            ), name
-        return Documented
+            ),
+        ],
+    )
