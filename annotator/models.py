@@ -338,7 +338,9 @@ class AnnotationRevision(models.Model):
         IMPORT = "import", "Import"
         REOPEN = "reopen", "Reopened by a lead"
 
-    annotation = models.ForeignKey(Annotation, on_delete=models.CASCADE, related_name="revisions")
+    # PROTECT: history is append-only, so deleting an annotation (or the assignment, pair or
+    # project it belongs to) with revisions is refused instead of erasing who saved what.
+    annotation = models.ForeignKey(Annotation, on_delete=models.PROTECT, related_name="revisions")
     version = models.PositiveIntegerField()
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.AUTOSAVE)
     links = models.JSONField(default=list)
@@ -394,7 +396,8 @@ class GoldAlignment(_LinksModel):
 class GoldRevision(models.Model):
     """Every change of a pair's gold, kept forever (the GoldAlignment row is the latest)."""
 
-    gold = models.ForeignKey(GoldAlignment, on_delete=models.CASCADE, related_name="revisions")
+    # PROTECT: a gold alignment with history (and its pair and project) cannot be deleted.
+    gold = models.ForeignKey(GoldAlignment, on_delete=models.PROTECT, related_name="revisions")
     version = models.PositiveIntegerField()
     links = models.JSONField(default=list)
     origin = models.CharField(max_length=16, choices=GoldAlignment.Origin.choices)
