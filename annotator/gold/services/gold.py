@@ -39,26 +39,13 @@ def set_gold(
     author: Any = None,
     note: str = "",
 ) -> GoldAlignment:
-    """Make ``links`` the pair's gold. Raises ValidationError (links naming the bad cell) or
-    GoldError (an unknown origin); nothing is written then. A trial pair may hold gold (its
-    reference for the annotators' feedback); exports and reports leave trial pairs out."""
-    if origin not in Origin.values:
-        raise GoldError(f"origin must be one of {', '.join(Origin.values)}, not {origin!r}")
-    clean = normalize_links(links, *pair.shape)
+    """Make ``links`` the pair's gold: ``set_gold_many`` for one pair, answering its row.
+    Raises ValidationError (links naming the bad cell) or GoldError (an unknown origin);
+    nothing is written then. A trial pair may hold gold (its reference for the annotators'
+    feedback); exports and reports leave trial pairs out."""
     with transaction.atomic():
-        gold = GoldAlignment.objects.select_for_update().filter(pair=pair).first()
-        if gold is None:
-            gold = GoldAlignment(pair=pair, version=1)
-        else:
-            gold.version += 1
-        gold.links, gold.origin, gold.note = clean, origin, note
-        gold.adjudicator = author if origin == Origin.ADJUDICATED else None
-        gold.save()
-        GoldRevision.objects.create(
-            gold=gold, version=gold.version, links=clean, origin=origin, author=author, note=note
-        )
-        transaction.on_commit(lambda: _after_gold_written(project=pair.project))
-    return gold
+        set_gold_many(links_by_pair={pair.pk: links}, origin=origin, author=author, note=note)
+        return GoldAlignment.objects.select_related("pair").get(pair=pair)
 
 
 def set_gold_many(
@@ -69,8 +56,10 @@ def set_gold_many(
     note: str = "",
     batch_size: int = 2000,
 ) -> int:
-    """``set_gold`` for many pairs at once (an import), with the same effect — a new version
-    and a GoldRevision for every pair — in bulk queries. Returns how many were written."""
+    """Make each pair's links its gold (the one writer of gold): a new version and a
+    GoldRevision for every pair, in bulk queries, the rows locked while they change. Returns
+    how many were written. Raises ValidationError (links naming the bad cell) or GoldError (an
+    unknown origin); nothing is written then."""
     if origin not in Origin.values:
         raise GoldError(f"origin must be one of {', '.join(Origin.values)}, not {origin!r}")
     pair_ids = list(links_by_pair)
