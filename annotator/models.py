@@ -188,6 +188,11 @@ class AlignerRun(models.Model):
         return f"{self.kind} run {self.pk} on {self.project}"
 
 
+# Stored link posteriors take one byte a cell: round(POSTERIOR_SCALE·p). Written by the seeding
+# service, read by the grid; defined here, beside the field, once.
+POSTERIOR_SCALE = 255
+
+
 class SeedAlignment(_LinksModel):
     """What the aligner proposed for a pair in one run. Never edited after it is written."""
 

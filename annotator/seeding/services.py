@@ -35,13 +35,20 @@ from alignment_core.aligner.link_model import (
 from alignment_core.progress import Progress, part, silent
 from annotator.jobs.services import start_job
 from annotator.links import to_alignment
-from annotator.models import AlignerRun, Assignment, GoldAlignment, Job, Project, SeedAlignment
+from annotator.models import (
+    POSTERIOR_SCALE,
+    AlignerRun,
+    Assignment,
+    GoldAlignment,
+    Job,
+    Project,
+    SeedAlignment,
+)
 
 # Share of the progress bar given to training; the rest is aligning and writing.
 _TRAIN_SHARE = 0.85
 # Pairs aligned (and their posteriors held in memory) at a time.
 SEED_CHUNK = 1000
-POSTERIOR_SCALE = 255
 
 
 def quantise_posteriors(matrix: np.ndarray) -> bytes:

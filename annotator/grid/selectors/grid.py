@@ -12,10 +12,8 @@ from django.urls import reverse
 
 from annotator.grid.selectors.assignments import annotation_state, starting_seed, trial_feedback
 from annotator.grid.selectors.queue import queue_place
-from annotator.models import Assignment, SeedAlignment
+from annotator.models import POSTERIOR_SCALE, Assignment, SeedAlignment
 from annotator.projects.selectors.projects import pair_data
-
-POSTERIOR_SCALE = 255  # one byte a cell: round(255·p)
 
 
 def flag_data(assignment: Assignment) -> dict[str, str] | None:
