@@ -8,6 +8,7 @@ from rest_framework.routers import DefaultRouter
 
 from annotator.accounts.api import auth
 from annotator.corpora.api import evaluate, export, imports
+from annotator.documents import api as documents
 from annotator.gold import api as gold
 from annotator.grid.api import annotations
 from annotator.grid.api.assignments import AssignmentViewSet
@@ -28,6 +29,7 @@ router.register("aligner-runs", aligner.AlignerRunViewSet, basename="aligner-run
 router.register("annotations", annotations.AnnotationViewSet, basename="annotation")
 router.register("reports", reports.ReportViewSet, basename="report")
 router.register("auth/tokens", auth.ApiTokenViewSet, basename="api-token")
+router.register("document-pairs", documents.DocumentPairViewSet, basename="document-pair")
 
 urlpatterns = [
     path("", include(router.urls)),
@@ -38,6 +40,11 @@ urlpatterns = [
     path("projects/<int:project_id>/imports/", imports.ImportView.as_view(), name="api-import"),
     path(
         "projects/<int:project_id>/evaluate/", evaluate.EvaluateView.as_view(), name="api-evaluate"
+    ),
+    path(
+        "projects/<int:project_id>/documents/",
+        documents.ProjectDocumentsView.as_view(),
+        name="api-documents",
     ),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

@@ -1,0 +1,246 @@
+"""The documents API (leads only): upload document pairs, read a pair's review state, decide
+beads, merge and split sentences, realign, and send accepted beads to annotation.
+
+    POST /api/projects/{id}/documents/         upload (multipart) → 202 with the align job
+    GET  /api/projects/{id}/documents/         the project's document pairs with counts
+    GET  /api/document-pairs/{id}/             sentences, beads, unaligned sentences
+    POST /api/document-pairs/{id}/decide/      {"bead": 7, "decision": "accepted"}
+    POST /api/document-pairs/{id}/accept-above/ {"threshold": 0.8}
+    POST /api/document-pairs/{id}/merge/       {"side": "source", "index": 3}
+    POST /api/document-pairs/{id}/split/       {"side": "source", "index": 3, "offset": 17}
+    POST /api/document-pairs/{id}/align/       realign (a job)
+    POST /api/document-pairs/{id}/send/        {"subcorpus": "news"}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotator.common import access
+from annotator.common.errors import BadInput
+from annotator.common.permissions import IsProjectLead, project_for_request
+from annotator.common.schema import ERRORS, ID_LOOKUP
+from annotator.common.upload_fields import ChoiceField, refuse_large
+from annotator.documents import selectors, services
+from annotator.documents.reading import SPLIT_MODES, DocumentError, Upload
+from annotator.jobs.api import JobSerializer
+from annotator.models import Bead, DocumentPair
+
+SIDES = ("source", "target")
+
+
+class UploadRequest(serializers.Serializer):
+    source = serializers.FileField(required=False, help_text="the source document (text/HTML)")
+    target = serializers.FileField(required=False, help_text="the target document")
+    archive = serializers.FileField(
+        required=False, help_text="a zip of many pairs: x.de / x.fr, or x.src.html / x.tgt.html"
+    )
+    source_language = serializers.RegexField(r"^[a-z]{2,3}$", help_text="ISO 639-1, e.g. de")
+    target_language = serializers.RegexField(r"^[a-z]{2,3}$", help_text="ISO 639-1, e.g. fr")
+    kind = ChoiceField(choices=DocumentPair.Kind.values, default=DocumentPair.Kind.PARALLEL)
+    split = ChoiceField(choices=SPLIT_MODES, default="auto")
+    name = serializers.CharField(required=False, max_length=150, allow_blank=True)
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        if not data.get("archive") and not (data.get("source") and data.get("target")):
+            raise serializers.ValidationError("give source and target files, or an archive")
+        return data
+
+
+def _job_data(request: Any, job: Any) -> dict[str, Any]:
+    context = {"request": request, "roles": access.roles_by_project(user=request.user)}
+    return JobSerializer(job, context=context).data
+
+
+def _upload(f: Any, language: str) -> Upload:
+    return Upload(f.name, f.read(), language)
+
+
+class ProjectDocumentsView(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        operation_id="projects_documents_list",
+        summary="The project's document pairs (leads)",
+        responses={200: inline_serializer("DocumentPairSummary", fields={
+            "id": serializers.IntegerField(), "name": serializers.CharField(),
+            "kind": serializers.CharField(), "beads": serializers.IntegerField(),
+            "accepted": serializers.IntegerField(), "sent": serializers.IntegerField(),
+        }, many=True), **ERRORS},
+    )  # fmt: skip
+    def get(self, request, project_id: int):
+        project = project_for_request(request=request, project_id=project_id, lead=True)
+        rows = [
+            {"id": dp.pk, "name": dp.name, "kind": dp.kind, "beads": dp.bead_count,
+             "accepted": dp.accepted_count, "sent": dp.sent_count}
+            for dp in selectors.document_pairs_of(project=project)
+        ]  # fmt: skip
+        return Response(rows)
+
+    @extend_schema(
+        operation_id="projects_documents_create",
+        summary="Upload a document pair, or a zip of them, and align them as a job (leads)",
+        description="All or nothing: a file that cannot be read is a 400 naming it and the "
+        "reason, and nothing is stored. Answers 202 with the pairs made and the align job.",
+        request={"multipart/form-data": UploadRequest},
+        responses={202: inline_serializer("DocumentUpload", fields={
+            "document_pairs": serializers.ListField(child=serializers.IntegerField()),
+            "job": JobSerializer(),
+        }), 413: ERRORS[400], **ERRORS},
+    )  # fmt: skip
+    def post(self, request, project_id: int):
+        project = project_for_request(request=request, project_id=project_id, lead=True)
+        form = UploadRequest(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        refuse_large({k: data[k] for k in ("source", "target", "archive") if data.get(k)})
+        src_lang, tgt_lang = data["source_language"], data["target_language"]
+        try:
+            archive = data.get("archive")
+            pairs = services.create_document_pairs(
+                project=project, user=request.user, kind=data["kind"], split=data["split"],
+                name=data.get("name") or "",
+                source=_upload(data["source"], src_lang) if data.get("source") else
+                Upload("", b"", src_lang),
+                target=_upload(data["target"], tgt_lang) if data.get("target") else
+                Upload("", b"", tgt_lang),
+                archive=(archive.name, archive.read()) if archive else None,
+            )  # fmt: skip
+        except DocumentError as exc:
+            raise BadInput(str(exc)) from None
+        job = services.start_align_job(project=project, user=request.user, document_pairs=pairs)
+        return Response(
+            {"document_pairs": [dp.pk for dp in pairs], "job": _job_data(request, job)},
+            status=status.HTTP_202_ACCEPTED,
+        )  # fmt: skip
+
+
+class DecideRequest(serializers.Serializer):
+    bead = serializers.IntegerField(min_value=1, max_value=2**62)
+    decision = ChoiceField(choices=Bead.Decision.values)
+
+
+class ThresholdRequest(serializers.Serializer):
+    threshold = serializers.FloatField(min_value=0.0, max_value=1.0)
+
+
+class MergeRequest(serializers.Serializer):
+    side = ChoiceField(choices=SIDES)
+    index = serializers.IntegerField(min_value=0, max_value=10**7)
+
+
+class SplitRequest(MergeRequest):
+    offset = serializers.IntegerField(min_value=1, max_value=10**7)
+
+
+class SendRequest(serializers.Serializer):
+    subcorpus = serializers.CharField(max_length=100)
+
+
+ReviewState = inline_serializer("DocumentReview", fields={
+    "id": serializers.IntegerField(), "name": serializers.CharField(),
+    "kind": serializers.CharField(),
+    "source_sentences": serializers.ListField(child=serializers.CharField()),
+    "target_sentences": serializers.ListField(child=serializers.CharField()),
+    "beads": serializers.ListField(child=serializers.DictField()),
+    "unaligned_source": serializers.ListField(child=serializers.IntegerField()),
+    "unaligned_target": serializers.ListField(child=serializers.IntegerField()),
+    "counts": serializers.DictField(child=serializers.IntegerField()),
+})  # fmt: skip
+
+
+def _state(dp: DocumentPair) -> Response:
+    return Response(selectors.review_state(document_pair=dp))
+
+
+class DocumentPairViewSet(viewsets.GenericViewSet):
+    """A document pair's review (leads of its project; annotators and outsiders get 404)."""
+
+    permission_classes = [IsProjectLead]
+    lookup_value_regex = ID_LOOKUP
+    serializer_class = DecideRequest  # each action names its own request in the schema
+
+    def get_queryset(self):
+        return selectors.reviewable_document_pairs(user=self.request.user)
+
+    def _run(self, request, form_class, work):
+        dp = self.get_object()
+        form = form_class(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            work(dp, form.validated_data)
+        except DocumentError as exc:
+            raise BadInput(str(exc)) from None
+        dp.refresh_from_db()
+        return _state(dp)
+
+    @extend_schema(
+        summary="A document pair's sentences and beads", responses={200: ReviewState, **ERRORS}
+    )
+    def retrieve(self, request, pk=None):
+        return _state(self.get_object())
+
+    @extend_schema(summary="Accept, reject or reset one bead", request=DecideRequest,
+                   responses={200: ReviewState, **ERRORS})  # fmt: skip
+    @action(detail=True, methods=["post"])
+    def decide(self, request, pk=None):
+        def work(dp, data):
+            bead = dp.beads.filter(pk=data["bead"]).first()
+            if bead is None:
+                raise DocumentError(f"bead {data['bead']} is not a bead of this document pair")
+            services.decide(bead=bead, decision=data["decision"], user=request.user)
+
+        return self._run(request, DecideRequest, work)
+
+    @extend_schema(summary="Accept every pending bead at or above a confidence",
+                   request=ThresholdRequest, responses={200: ReviewState, **ERRORS})  # fmt: skip
+    @action(detail=True, methods=["post"], url_path="accept-above")
+    def accept_above(self, request, pk=None):
+        return self._run(request, ThresholdRequest, lambda dp, d: services.accept_above(
+            document_pair=dp, threshold=d["threshold"], user=request.user))  # fmt: skip
+
+    @extend_schema(summary="Merge a sentence with the next one, then realign",
+                   request=MergeRequest, responses={200: ReviewState, **ERRORS})  # fmt: skip
+    @action(detail=True, methods=["post"])
+    def merge(self, request, pk=None):
+        return self._run(request, MergeRequest, lambda dp, d: services.merge_sentences(
+            document_pair=dp, side=d["side"], index=d["index"]))  # fmt: skip
+
+    @extend_schema(summary="Split a sentence at a character offset, then realign",
+                   request=SplitRequest, responses={200: ReviewState, **ERRORS})  # fmt: skip
+    @action(detail=True, methods=["post"])
+    def split(self, request, pk=None):
+        return self._run(request, SplitRequest, lambda dp, d: services.split_sentence(
+            document_pair=dp, side=d["side"], index=d["index"], offset=d["offset"]))  # fmt: skip
+
+    @extend_schema(summary="Realign the document pair (a job; decisions are kept)", request=None,
+                   responses={202: JobSerializer, **ERRORS})  # fmt: skip
+    @action(detail=True, methods=["post"])
+    def align(self, request, pk=None):
+        dp = self.get_object()
+        job = services.start_align_job(project=dp.project, user=request.user, document_pairs=[dp])
+        return Response(_job_data(request, job), status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(summary="Send the accepted beads to annotation as pairs of a subcorpus",
+                   request=SendRequest, responses={200: inline_serializer("DocumentSend", fields={
+                       "pairs": serializers.IntegerField(), "too_long": serializers.IntegerField(),
+                       "seed_job": serializers.IntegerField(allow_null=True)}), **ERRORS})  # fmt: skip
+    @action(detail=True, methods=["post"])
+    def send(self, request, pk=None):
+        dp = self.get_object()
+        form = SendRequest(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            result = services.send_to_annotation(
+                document_pairs=[dp], subcorpus=form.validated_data["subcorpus"], user=request.user
+            )
+        except DocumentError as exc:
+            raise BadInput(str(exc)) from None
+        return Response(result)

@@ -1,0 +1,78 @@
+"""Documents → sentence pairs, the reads: which document pairs a user may review, and a pair's
+review state (sentences, beads, counts) as plain data for the API and the review page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+
+from annotator.common import access
+from annotator.models import Bead, DocumentPair, Project
+
+
+def reviewable_document_pairs(*, user: Any) -> QuerySet[DocumentPair]:
+    """Document pairs of the projects the user leads (staff: all). Annotators see none: the
+    pairs become theirs only once sent to annotation."""
+    qs = DocumentPair.objects.select_related("project")
+    if getattr(user, "is_staff", False):
+        return qs
+    return qs.filter(project_id__in=access.led_project_ids(user=user))
+
+
+def document_pairs_of(*, project: Project) -> QuerySet[DocumentPair]:
+    return (
+        DocumentPair.objects.filter(project=project)
+        .annotate(
+            bead_count=Count("beads"),
+            accepted_count=Count("beads", filter=Q(beads__decision=Bead.Decision.ACCEPTED)),
+            rejected_count=Count("beads", filter=Q(beads__decision=Bead.Decision.REJECTED)),
+            sent_count=Count("beads", filter=Q(beads__pair__isnull=False)),
+        )
+        .order_by("name", "id")
+    )
+
+
+def bead_data(bead: Bead, dp: DocumentPair) -> dict[str, Any]:
+    return {
+        "id": bead.pk,
+        "position": bead.position,
+        "source": list(bead.source),
+        "target": list(bead.target),
+        "source_text": " ".join(dp.source_sentences[i] for i in bead.source),
+        "target_text": " ".join(dp.target_sentences[j] for j in bead.target),
+        "confidence": bead.confidence,
+        "decision": bead.decision,
+        "pair": bead.pair_id,
+        "null": bead.is_null,
+    }
+
+
+def review_state(*, document_pair: DocumentPair) -> dict[str, Any]:
+    """Everything the review screen shows: both sides' sentences, the beads in order, and
+    which sentences no non-null bead covers (shown, never silently dropped)."""
+    dp = document_pair
+    beads = [bead_data(b, dp) for b in dp.beads.order_by("position", "id")]
+    covered_src = {i for b in beads if not b["null"] for i in b["source"]}
+    covered_tgt = {j for b in beads if not b["null"] for j in b["target"]}
+    return {
+        "id": dp.pk,
+        "project": dp.project_id,
+        "name": dp.name,
+        "kind": dp.kind,
+        "source_language": dp.source_language,
+        "target_language": dp.target_language,
+        "source_filename": dp.source_filename,
+        "target_filename": dp.target_filename,
+        "source_sentences": list(dp.source_sentences),
+        "target_sentences": list(dp.target_sentences),
+        "aligned": dp.aligned_at is not None,
+        "beads": beads,
+        "unaligned_source": [i for i in range(len(dp.source_sentences)) if i not in covered_src],
+        "unaligned_target": [j for j in range(len(dp.target_sentences)) if j not in covered_tgt],
+        "counts": {
+            decision: sum(1 for b in beads if b["decision"] == decision)
+            for decision in Bead.Decision.values
+        }
+        | {"sent": sum(1 for b in beads if b["pair"])},
+    }

@@ -1,0 +1,330 @@
+"""Documents → sentence pairs (issue 33), the writes: create document pairs from uploads,
+align their sentences into beads, record the lead's decisions, merge and split sentences, and
+send accepted beads to annotation as sentence pairs that carry their provenance.
+
+Every function here is all or nothing: a bad file, a bead of another document or a decision on
+a null bead raises ``DocumentError`` and writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from alignment_core.sentalign import align_parallel
+from annotator.documents.reading import (
+    DocumentError,
+    ReadDocument,
+    Upload,
+    read_archive,
+    read_document,
+    tokenize,
+    unique_names,
+)
+from annotator.jobs.services import start_job
+from annotator.models import Bead, DocumentPair, Project, SentencePair, Subcorpus
+from annotator.seeding.services import start_seed_job
+
+ALIGN_JOB = "document-align"
+
+
+def create_document_pairs(
+    *,
+    project: Project,
+    user: Any,
+    kind: str = DocumentPair.Kind.PARALLEL,
+    source: Upload | None = None,
+    target: Upload | None = None,
+    archive: tuple[str, bytes] | None = None,
+    name: str = "",
+    split: str = "auto",
+) -> list[DocumentPair]:
+    """Read every document first (any bad file refuses them all), then store them in one
+    transaction. Either ``source`` and ``target``, or ``archive`` (file name, zip bytes) of
+    many pairs matched by file name. Aligning is a separate step (``align_document_pair``, or
+    ``start_align_job``)."""
+    if kind not in DocumentPair.Kind.values:
+        raise DocumentError(f"unknown kind {kind!r} (parallel or comparable)")
+    if archive is not None:
+        src_lang = source.language if source else ""
+        tgt_lang = target.language if target else ""
+        found = read_archive(
+            archive[1], filename=archive[0], source_language=src_lang, target_language=tgt_lang
+        )
+        read = [(p.name, read_document(p.source, split=split), read_document(p.target, split=split))
+                for p in found]  # fmt: skip
+    elif source is not None and target is not None:
+        default = name or f"{source.filename} / {target.filename}"
+        read = [(default, read_document(source, split=split), read_document(target, split=split))]
+    else:
+        raise DocumentError("give a source and a target document, or a zip archive of them")
+    with transaction.atomic():
+        taken = set(DocumentPair.objects.filter(project=project).values_list("name", flat=True))
+        names = unique_names([r[0] for r in read], taken)
+        return [
+            DocumentPair.objects.create(
+                project=project, name=pair_name, kind=kind, created_by=_user(user),
+                **_side("source", src), **_side("target", tgt),
+            )
+            for pair_name, (_, src, tgt) in zip(names, read, strict=True)
+        ]  # fmt: skip
+
+
+def _side(side: str, doc: ReadDocument) -> dict[str, Any]:
+    return {
+        f"{side}_language": doc.language,
+        f"{side}_filename": doc.filename[:255],
+        f"{side}_format": doc.format,
+        f"{side}_original": doc.original,
+        f"{side}_sentences": doc.sentences,
+        f"{side}_blocks": doc.blocks,
+    }
+
+
+def _user(user: Any) -> Any:
+    return user if getattr(user, "is_authenticated", False) else None
+
+
+def start_align_job(*, project: Project, user: Any, document_pairs: Sequence[DocumentPair]) -> Any:
+    """Align the document pairs in a worker, with progress (job kind ``document-align``)."""
+    ids = [dp.pk for dp in document_pairs]
+    return start_job(kind=ALIGN_JOB, project=project, user=user, params={"document_pairs": ids})
+
+
+def align_work(job: Any, reporter: Any) -> dict[str, Any]:
+    """The align job's work: each document pair in turn, one progress step each."""
+    ids = list(job.params.get("document_pairs") or [])
+    pairs = DocumentPair.objects.filter(project=job.project, pk__in=ids).order_by("pk")
+    beads = 0
+    for k, document_pair in enumerate(pairs):
+        reporter.progress(100 * k / max(len(ids), 1), f"Aligning {document_pair.name}")
+        beads += len(align_document_pair(document_pair=document_pair))
+    reporter.progress(100, "Aligned")
+    return {"document_pairs": len(ids), "beads": beads}
+
+
+def propose_beads(document_pair: DocumentPair) -> list[tuple[list[int], list[int], float]]:
+    """The aligner's beads for the pair's current sentences (source, target, confidence)."""
+    src, tgt = document_pair.source_sentences, document_pair.target_sentences
+    if document_pair.kind == DocumentPair.Kind.COMPARABLE:
+        from alignment_core.sentalign import comparable  # built beside the parallel aligner
+
+        found = comparable.mine_pairs(src, tgt)
+        return [([p.src], [p.tgt], float(p.score)) for p in found]
+    blocks = {}
+    if document_pair.source_blocks and document_pair.target_blocks:
+        blocks = {"src_blocks": document_pair.source_blocks,
+                  "tgt_blocks": document_pair.target_blocks}  # fmt: skip
+    beads = align_parallel(src, tgt, **blocks)
+    return [(list(b.src), list(b.tgt), float(b.confidence)) for b in beads]
+
+
+Decisions = dict[tuple[tuple[str, ...], tuple[str, ...]], Bead]
+
+
+def decisions_by_text(document_pair: DocumentPair) -> Decisions:
+    """The decided beads not yet sent, keyed by the texts of their sentences (so a decision
+    follows its sentences when indices move after a merge or split)."""
+    dp = document_pair
+    return {
+        _texts(dp, b.source, b.target): b
+        for b in dp.beads.exclude(decision=Bead.Decision.PENDING).filter(pair__isnull=True)
+    }
+
+
+def _texts(dp: DocumentPair, src: Sequence[int], tgt: Sequence[int]):
+    return (
+        tuple(dp.source_sentences[i] for i in src),
+        tuple(dp.target_sentences[j] for j in tgt),
+    )
+
+
+def align_document_pair(
+    *, document_pair: DocumentPair, keep: Decisions | None = None
+) -> list[Bead]:
+    """(Re)align the pair. A decision already made on the same sentences (``keep``, by default
+    the pair's own decided beads) is carried over; beads already sent to annotation are never
+    touched, and the aligner's bead with their sentences is not proposed again."""
+    keep = decisions_by_text(document_pair) if keep is None else keep
+    proposed = propose_beads(document_pair)
+    with transaction.atomic():
+        dp = DocumentPair.objects.select_for_update().get(pk=document_pair.pk)
+        sent = {(tuple(b.source), tuple(b.target)) for b in dp.beads.filter(pair__isnull=False)}
+        Bead.objects.filter(document_pair=dp, pair__isnull=True).delete()
+        rows = []
+        for position, (src, tgt, confidence) in enumerate(proposed):
+            if (tuple(src), tuple(tgt)) in sent:
+                continue
+            earlier = keep.get(_texts(dp, src, tgt))
+            rows.append(
+                Bead(
+                    document_pair=dp, position=position, source=src, target=tgt,
+                    confidence=round(confidence, 4),
+                    decision=earlier.decision if earlier else Bead.Decision.PENDING,
+                    decided_by_id=earlier.decided_by_id if earlier else None,
+                    decided_at=earlier.decided_at if earlier else None,
+                )
+            )  # fmt: skip
+        Bead.objects.bulk_create(rows)
+        dp.aligned_at = timezone.now()
+        dp.save(update_fields=["aligned_at"])
+        return list(dp.beads.all())
+
+
+def decide(*, bead: Bead, decision: str, user: Any) -> Bead:
+    """Accept, reject or reset one bead. A null bead (one side empty) cannot be accepted, and
+    a bead already sent to annotation cannot change."""
+    if decision not in Bead.Decision.values:
+        raise DocumentError(f"unknown decision {decision!r} (accepted, rejected or pending)")
+    if bead.pair_id is not None:
+        raise DocumentError("this bead was sent to annotation; its decision cannot change")
+    if decision == Bead.Decision.ACCEPTED and bead.is_null:
+        raise DocumentError("a bead with an empty side cannot be accepted: there is no pair")
+    bead.decision = decision
+    bead.decided_by = _user(user)
+    bead.decided_at = timezone.now()
+    bead.save(update_fields=["decision", "decided_by", "decided_at"])
+    return bead
+
+
+def accept_above(*, document_pair: DocumentPair, threshold: float, user: Any) -> int:
+    """Accept every pending non-null bead whose confidence is at least ``threshold``; returns
+    how many. Decisions already made are left as they are."""
+    if not 0.0 <= threshold <= 1.0:
+        raise DocumentError(f"threshold {threshold} is outside [0, 1]")
+    beads = [
+        b
+        for b in document_pair.beads.filter(
+            decision=Bead.Decision.PENDING, pair__isnull=True, confidence__gte=threshold
+        )
+        if not b.is_null
+    ]
+    now = timezone.now()
+    for b in beads:
+        b.decision, b.decided_by, b.decided_at = Bead.Decision.ACCEPTED, _user(user), now
+    Bead.objects.bulk_update(beads, ["decision", "decided_by", "decided_at"])
+    return len(beads)
+
+
+def _edit_sentences(*, document_pair: DocumentPair, side: str, edit) -> DocumentPair:
+    if side not in ("source", "target"):
+        raise DocumentError(f"side must be source or target, not {side!r}")
+    with transaction.atomic():
+        dp = DocumentPair.objects.select_for_update().get(pk=document_pair.pk)
+        keep = decisions_by_text(dp)
+        sentences = list(getattr(dp, f"{side}_sentences"))
+        blocks = list(getattr(dp, f"{side}_blocks"))
+        sentences, blocks = edit(sentences, blocks)
+        setattr(dp, f"{side}_sentences", sentences)
+        setattr(dp, f"{side}_blocks", blocks)
+        dp.save(update_fields=[f"{side}_sentences", f"{side}_blocks"])
+        if dp.beads.filter(pair__isnull=False).exists():
+            raise DocumentError("sentences of a document with pairs sent to annotation are fixed")
+        align_document_pair(document_pair=dp, keep=keep)
+        return dp
+
+
+def merge_sentences(*, document_pair: DocumentPair, side: str, index: int) -> DocumentPair:
+    """Merge sentence ``index`` (0-based) of ``side`` with the next one, then realign."""
+
+    def edit(sentences: list[str], blocks: list[int]):
+        if not 0 <= index < len(sentences) - 1:
+            raise DocumentError(f"no {side} sentences {index} and {index + 1} to merge")
+        sentences[index : index + 2] = [f"{sentences[index]} {sentences[index + 1]}"]
+        if blocks:
+            del blocks[index + 1]
+        return sentences, blocks
+
+    return _edit_sentences(document_pair=document_pair, side=side, edit=edit)
+
+
+def split_sentence(
+    *, document_pair: DocumentPair, side: str, index: int, offset: int
+) -> DocumentPair:
+    """Split sentence ``index`` of ``side`` before character ``offset`` (0-based), then
+    realign. Both parts must keep a word."""
+
+    def edit(sentences: list[str], blocks: list[int]):
+        if not 0 <= index < len(sentences):
+            raise DocumentError(f"no {side} sentence {index}")
+        text = sentences[index]
+        left, right = text[:offset].strip(), text[offset:].strip()
+        if not (0 < offset < len(text)) or not tokenize(left) or not tokenize(right):
+            raise DocumentError(
+                f"splitting {side} sentence {index} at {offset} leaves a part empty"
+            )
+        sentences[index : index + 1] = [left, right]
+        if blocks:
+            blocks.insert(index, blocks[index])
+        return sentences, blocks
+
+    return _edit_sentences(document_pair=document_pair, side=side, edit=edit)
+
+
+def send_to_annotation(
+    *, document_pairs: Sequence[DocumentPair], subcorpus: str, user: Any, seed: bool = True
+) -> dict[str, Any]:
+    """Make a sentence pair of each accepted bead not sent yet, in subcorpus ``subcorpus``,
+    after the project's pairs; each pair's metadata names its document pair, sentences and
+    bead, and the bead points at it. Then start the project's seed job so the new pairs come
+    seeded and ready to assign. Beads with a sentence longer than the project allows are left
+    out and counted."""
+    if not document_pairs:
+        return {"pairs": 0, "too_long": 0, "seed_job": None}
+    project = document_pairs[0].project
+    if any(dp.project_id != project.pk for dp in document_pairs):
+        raise DocumentError("all document pairs must belong to one project")
+    name = subcorpus.strip()
+    if not name or len(name) > 100:
+        raise DocumentError("give a subcorpus name of 1 to 100 characters")
+    made, too_long = 0, 0
+    with transaction.atomic():
+        Project.objects.select_for_update().filter(pk=project.pk).first()
+        sub, _ = Subcorpus.objects.get_or_create(project=project, name=name)
+        position = (project.pairs.aggregate(m=Max("position"))["m"] or -1) + 1
+        taken = set(project.pairs.values_list("external_id", flat=True))
+        for dp in document_pairs:
+            for bead in dp.beads.filter(decision=Bead.Decision.ACCEPTED, pair__isnull=True):
+                pair = _pair_of(dp, bead, project=project, subcorpus=sub, position=position)
+                if pair is None:
+                    too_long += 1
+                    continue
+                pair.external_id = unique_names([pair.external_id], taken)[0]
+                pair.save()
+                bead.pair = pair
+                bead.save(update_fields=["pair"])
+                position, made = position + 1, made + 1
+        job = start_seed_job(project=project, user=user, use_gold=False) if made and seed else None
+    return {"pairs": made, "too_long": too_long, "seed_job": job.pk if job else None}
+
+
+def _pair_of(dp: DocumentPair, bead: Bead, **fields: Any) -> SentencePair | None:
+    src_text, tgt_text = _texts(dp, bead.source, bead.target)
+    source, target = tokenize(" ".join(src_text)), tokenize(" ".join(tgt_text))
+    limit = fields["project"].max_tokens
+    if not source or not target or len(source) > limit or len(target) > limit:
+        return None
+    src_ids = "-".join(str(i) for i in bead.source)
+    tgt_ids = "-".join(str(j) for j in bead.target)
+    return SentencePair(
+        external_id=f"{dp.name[:150]}:{src_ids}:{tgt_ids}"[:200],
+        source_tokens=source,
+        target_tokens=target,
+        metadata={
+            "provenance": {
+                "document_pair": dp.pk,
+                "document": dp.name,
+                "source_file": dp.source_filename,
+                "target_file": dp.target_filename,
+                "source_sentences": list(bead.source),
+                "target_sentences": list(bead.target),
+                "bead": bead.pk,
+                "confidence": bead.confidence,
+            }
+        },
+        **fields,
+    )

@@ -1,0 +1,105 @@
+"""The documents API (issue 33): only a project's leads upload, review and send; a bad file is
+a 400 naming it and writes nothing; the review flow through the API ends in pairs with
+provenance."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from annotator.documents import services
+from annotator.models import Bead, DocumentPair, Job, SentencePair
+
+DE = "Das Haus ist alt.\nEs steht am See.\nIm Jahr 1900 wurde es gebaut.\n"
+FR = "La maison est vieille.\nElle se trouve au bord du lac.\nElle fut construite en 1900.\n"
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def upload(client, project, **extra):
+    data = {
+        "source": SimpleUploadedFile("h.de", DE.encode()),
+        "target": SimpleUploadedFile("h.fr", FR.encode()),
+        "source_language": "de",
+        "target_language": "fr",
+        **extra,
+    }
+    return client.post(f"/api/projects/{project.pk}/documents/", data, format="multipart")
+
+
+def test_a_lead_uploads_and_gets_the_align_job(project, lead):
+    response = upload(client_for(lead), project)
+    assert response.status_code == 202, response.content
+    (dp_id,) = response.json()["document_pairs"]
+    assert response.json()["job"]["kind"] == "document-align"
+    dp = DocumentPair.objects.get(pk=dp_id)
+    assert dp.source_sentences == DE.splitlines() and dp.target_language == "fr"
+
+
+@pytest.mark.parametrize("who", ["annotator", "outsider"])
+def test_only_leads_upload_or_review(request, project, lead, who):
+    user = request.getfixturevalue(who)
+    (dp,) = services.create_document_pairs(
+        project=project, user=lead,
+        source=services.Upload("a.de", DE.encode(), "de"),
+        target=services.Upload("a.fr", FR.encode(), "fr"),
+    )  # fmt: skip
+    services.align_document_pair(document_pair=dp)
+    client = client_for(user)
+    assert upload(client, project).status_code in (403, 404)
+    assert client.get(f"/api/document-pairs/{dp.pk}/").status_code == 404
+    bead = dp.beads.first()
+    answer = client.post(
+        f"/api/document-pairs/{dp.pk}/decide/",
+        {"bead": bead.pk, "decision": "accepted"},
+        format="json",
+    )
+    assert answer.status_code == 404
+    assert Bead.objects.get(pk=bead.pk).decision == "pending"
+    assert DocumentPair.objects.count() == 1
+
+
+def test_a_bad_file_is_a_400_naming_it_and_nothing_is_stored(project, lead):
+    response = upload(
+        client_for(lead), project, target=SimpleUploadedFile("h.fr", "caf\xe9".encode("latin-1"))
+    )
+    assert response.status_code == 400
+    assert "h.fr: not UTF-8 text" in response.json()["error"]
+    assert DocumentPair.objects.count() == 0 and Job.objects.count() == 0
+
+
+def test_review_through_the_api_ends_in_pairs_with_provenance(project, lead):
+    client = client_for(lead)
+    (dp_id,) = upload(client, project).json()["document_pairs"]
+    services.align_document_pair(document_pair=DocumentPair.objects.get(pk=dp_id))
+    state = client.get(f"/api/document-pairs/{dp_id}/").json()
+    assert [(b["source"], b["target"]) for b in state["beads"]] == [
+        ([0], [0]),
+        ([1], [1]),
+        ([2], [2]),
+    ]
+    assert state["unaligned_source"] == [] and state["counts"]["pending"] == 3
+    first = state["beads"][0]["id"]
+    state = client.post(
+        f"/api/document-pairs/{dp_id}/decide/",
+        {"bead": first, "decision": "rejected"},
+        format="json",
+    ).json()
+    assert state["counts"]["rejected"] == 1
+    state = client.post(
+        f"/api/document-pairs/{dp_id}/accept-above/", {"threshold": 0}, format="json"
+    ).json()
+    assert state["counts"]["accepted"] == 2
+    bad = client.post(
+        f"/api/document-pairs/{dp_id}/merge/", {"side": "source", "index": 2}, format="json"
+    )
+    assert bad.status_code == 400 and "no source sentences 2 and 3" in bad.json()["error"]
+    sent = client.post(f"/api/document-pairs/{dp_id}/send/", {"subcorpus": "houses"}, format="json")
+    assert sent.status_code == 200 and sent.json()["pairs"] == 2
+    pairs = SentencePair.objects.filter(subcorpus__name="houses").order_by("position")
+    assert [p.metadata["provenance"]["source_sentences"] for p in pairs] == [[1], [2]]
