@@ -62,7 +62,9 @@ def test_html_keeps_each_sentences_block():
     ],
 )
 def test_bad_files_are_refused_with_a_reason_and_nothing_is_written(project, lead, data, reason):
-    with pytest.raises(DocumentError, match=r"bad\.fr: .*" + reason.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(
+        DocumentError, match=r"bad\.fr: .*" + reason.replace("(", r"\(").replace(")", r"\)")
+    ):
         services.create_document_pairs(
             project=project, user=lead, source=up("x.de", DE, "de"), target=up("bad.fr", data, "fr")
         )
@@ -78,7 +80,9 @@ def zipped(members: dict[str, str]) -> bytes:
 
 
 def test_an_archive_pairs_documents_by_file_name():
-    data = zipped({"a.de": DE, "a.fr": FR, "b.src.html": "<p>Hallo.</p>", "b.tgt.html": "<p>Salut.</p>"})
+    data = zipped(
+        {"a.de": DE, "a.fr": FR, "b.src.html": "<p>Hallo.</p>", "b.tgt.html": "<p>Salut.</p>"}
+    )
     pairs = read_archive(data, filename="docs.zip", source_language="de", target_language="fr")
     assert [(p.name, p.source.filename, p.target.filename) for p in pairs] == [
         ("a", "a.de", "a.fr"),
