@@ -3,6 +3,7 @@ from django.urls import path, register_converter
 
 from annotator.accounts.views import profile
 from annotator.common import views as health
+from annotator.documents import views as documents
 from annotator.gold import views as adjudication
 from annotator.grid import views as annotate
 from annotator.jobs import views as jobs
@@ -90,6 +91,12 @@ urlpatterns = [
         "projects/<id:project_id>/disagreements/",
         dashboard.disagreement_browser,
         name="project-disagreements",
+    ),
+    path("projects/<id:project_id>/documents/", documents.documents_page, name="project-documents"),
+    path(
+        "documents/<id:document_pair_id>/review/",
+        documents.document_review,
+        name="document-review",
     ),
     path("healthz", health.healthz, name="healthz"),
 ]

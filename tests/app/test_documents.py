@@ -156,3 +156,31 @@ def test_send_to_annotation_makes_pairs_with_provenance_and_starts_seeding(proje
     assert again["pairs"] == 0  # nothing is sent twice
     with pytest.raises(DocumentError, match="was sent to annotation"):
         services.decide(bead=pair.bead, decision="rejected", user=lead)
+
+
+def test_the_command_imports_aligns_accepts_and_sends(project, tmp_path):
+    from django.core.management import call_command
+
+    (tmp_path / "a.de").write_text(DE, encoding="utf-8")
+    (tmp_path / "a.fr").write_text(FR, encoding="utf-8")
+    out = io.StringIO()
+    call_command(
+        "import_documents", str(tmp_path / "a.de"), str(tmp_path / "a.fr"),
+        project=project.name, source_lang="de", target_lang="fr", accept_above=0.0,
+        send="alps", stdout=out,
+    )  # fmt: skip
+    assert "4 + 4 sentences, 4 beads" in out.getvalue()
+    assert SentencePair.objects.filter(subcorpus__name="alps").count() == 4
+
+
+def test_the_command_refuses_a_bad_file_and_writes_nothing(project, tmp_path):
+    from django.core.management import CommandError, call_command
+
+    (tmp_path / "a.de").write_text(DE, encoding="utf-8")
+    (tmp_path / "a.fr").write_bytes(b"\x00\x00binary")
+    with pytest.raises(CommandError, match=r"a\.fr: a binary file"):
+        call_command(
+            "import_documents", str(tmp_path / "a.de"), str(tmp_path / "a.fr"),
+            project=project.name, source_lang="de", target_lang="fr",
+        )  # fmt: skip
+    assert DocumentPair.objects.count() == 0

@@ -1,0 +1,108 @@
+"""The lead's document pages (issue 33): the project's document pairs with an upload form, and
+the review screen (the two documents' beads side by side; its script talks to the documents
+API, so every decision is saved as it is made)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+
+from annotator.documents import selectors, services
+from annotator.documents.reading import SPLIT_MODES, DocumentError, Upload
+from annotator.models import DocumentPair, Project
+from annotator.projects.views.lead import lead_page
+
+# A browser upload this small is aligned in the request, so the review opens at once; a larger
+# one is aligned by a job whose bar the page shows.
+ALIGN_IN_REQUEST_SENTENCES = 2000
+
+
+class UploadForm(forms.Form):
+    source = forms.FileField(required=False, label="Source document")
+    target = forms.FileField(required=False, label="Target document")
+    archive = forms.FileField(required=False, label="…or a zip of many pairs")
+    source_language = forms.RegexField(r"^[a-z]{2,3}$", initial="en", label="Source language")
+    target_language = forms.RegexField(r"^[a-z]{2,3}$", initial="en", label="Target language")
+    kind = forms.ChoiceField(choices=DocumentPair.Kind.choices)
+    split = forms.ChoiceField(
+        choices=[(m, m) for m in SPLIT_MODES],
+        help_text="auto: HTML by its tags, one sentence per line when the text has no blank "
+        "line, else split by the language's rules",
+    )
+    name = forms.CharField(required=False, max_length=150)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if not data.get("archive") and not (data.get("source") and data.get("target")):
+            raise forms.ValidationError("Choose a source and a target document, or a zip.")
+        return data
+
+
+def _read(f: Any, language: str) -> Upload:
+    return Upload(f.name, f.read(), language) if f else Upload("", b"", language)
+
+
+@never_cache
+@lead_page
+def documents_page(request: HttpRequest, project: Project) -> HttpResponse:
+    form = UploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            pairs = services.create_document_pairs(
+                project=project, user=request.user, kind=data["kind"], split=data["split"],
+                name=data.get("name") or "",
+                source=_read(data.get("source"), data["source_language"]),
+                target=_read(data.get("target"), data["target_language"]),
+                archive=(data["archive"].name, data["archive"].read()) if data.get("archive")
+                else None,
+            )  # fmt: skip
+        except DocumentError as exc:
+            form.add_error(None, str(exc))
+        else:
+            return _after_upload(request, project, pairs)
+    context = {
+        "project": project,
+        "form": form,
+        "document_pairs": selectors.document_pairs_of(project=project),
+        "jobs": project.jobs.filter(kind=services.ALIGN_JOB)[:3],
+    }
+    return render(request, "annotator/documents.html", context, status=400 if form.errors else 200)
+
+
+def _after_upload(request: HttpRequest, project: Project, pairs: list[DocumentPair]):
+    size = sum(len(p.source_sentences) + len(p.target_sentences) for p in pairs)
+    if size <= ALIGN_IN_REQUEST_SENTENCES:
+        for dp in pairs:
+            services.align_document_pair(document_pair=dp)
+        messages.success(request, f"{len(pairs)} document pair(s) uploaded and aligned.")
+        if len(pairs) == 1:
+            return redirect("document-review", document_pair_id=pairs[0].pk)
+    else:
+        services.start_align_job(project=project, user=request.user, document_pairs=pairs)
+        messages.success(request, f"{len(pairs)} document pair(s) uploaded; aligning in a job.")
+    return redirect(reverse("project-documents", args=[project.pk]))
+
+
+@never_cache
+def document_review(request: HttpRequest, document_pair_id: int) -> HttpResponse:
+    dp = selectors.reviewable_document_pairs(user=request.user).filter(pk=document_pair_id).first()
+    if dp is None:
+        if not request.user.is_authenticated:
+            return redirect(f"{reverse('login')}?next={request.path}")
+        raise Http404("No such document pair, or you do not lead its project.")
+    context = {
+        "project": dp.project,
+        "document_pair": dp,
+        "review_config": {
+            "stateUrl": reverse("document-pair-detail", args=[dp.pk]),
+            "documentPair": dp.pk,
+        },
+    }
+    return render(request, "annotator/document_review.html", context)

@@ -1,0 +1,184 @@
+// The document review screen (issue 33): beads of two documents side by side, decided with one
+// key each; every decision, merge and split is sent to the documents API at once and the page
+// redraws from the state it answers with, so what is shown is what is saved.
+(function () {
+  "use strict";
+
+  const config = JSON.parse(document.getElementById("review-config").textContent);
+  const csrf = document.querySelector("input[name=csrfmiddlewaretoken]").value;
+  const body = document.querySelector("[data-testid=beads] tbody");
+  const counts = document.querySelector("[data-testid=review-counts]");
+  const errorBox = document.querySelector("[data-testid=review-error]");
+  let state = null;
+  let current = 0;
+
+  async function call(method, path, payload) {
+    const response = await fetch(config.stateUrl + path, {
+      method,
+      credentials: "same-origin",
+      headers: { Accept: "application/json", "Content-Type": "application/json", "X-CSRFToken": csrf },
+      body: payload === undefined ? undefined : JSON.stringify(payload),
+    });
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(data.error || `the server answered ${response.status}`);
+    return data;
+  }
+
+  function showError(message) {
+    errorBox.textContent = message || "";
+    errorBox.hidden = !message;
+  }
+
+  async function act(method, path, payload, after) {
+    try {
+      const data = await call(method, path, payload);
+      showError("");
+      if (after) after(data);
+      else render(data);
+    } catch (err) {
+      showError(err.message);
+    }
+  }
+
+  function cell(indices, sentences, side) {
+    const td = document.createElement("td");
+    td.className = side;
+    if (!indices.length) td.classList.add("empty");
+    for (const k of indices) {
+      const span = document.createElement("span");
+      span.className = "sent";
+      const idx = document.createElement("span");
+      idx.className = "idx";
+      idx.textContent = String(k + 1);
+      span.append(idx, document.createTextNode(sentences[k]));
+      td.append(span);
+    }
+    return td;
+  }
+
+  function decisionCell(bead) {
+    const td = document.createElement("td");
+    if (bead.pair) {
+      td.textContent = "sent";
+      return td;
+    }
+    const label = document.createElement("span");
+    label.className = "badge";
+    label.textContent = bead.decision;
+    td.append(label, " ");
+    for (const [decision, text] of [["accepted", "Accept"], ["rejected", "Reject"]]) {
+      if (decision === "accepted" && bead.null) continue;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "button small";
+      button.textContent = text;
+      button.setAttribute("aria-label", `${text} bead ${bead.position + 1}`);
+      button.addEventListener("click", () => decide(bead, decision));
+      td.append(button, " ");
+    }
+    return td;
+  }
+
+  function render(data) {
+    state = data;
+    const c = data.counts;
+    counts.textContent = `${data.beads.length} beads · ${c.accepted} accepted · ${c.rejected} rejected · ${c.pending} pending · ${c.sent} sent · unpaired sentences: ${data.unaligned_source.length} source, ${data.unaligned_target.length} target`;
+    body.replaceChildren();
+    data.beads.forEach((bead, k) => {
+      const tr = document.createElement("tr");
+      tr.dataset.bead = String(bead.id);
+      tr.tabIndex = -1;
+      tr.className = `decision-${bead.decision}` + (bead.null ? " null" : "") + (bead.pair ? " is-sent" : "");
+      const num = document.createElement("td");
+      num.textContent = String(k + 1);
+      const conf = document.createElement("td");
+      conf.className = "num";
+      conf.textContent = bead.confidence === null ? "by hand" : bead.confidence.toFixed(2);
+      tr.append(num, cell(bead.source, data.source_sentences, "source"),
+        cell(bead.target, data.target_sentences, "target"), conf, decisionCell(bead));
+      tr.addEventListener("click", () => select(k, false));
+      body.append(tr);
+    });
+    select(Math.min(current, data.beads.length - 1), false);
+  }
+
+  function select(k, focus) {
+    if (!state || k < 0 || k >= state.beads.length) return;
+    body.querySelectorAll("tr.current").forEach((tr) => {
+      tr.classList.remove("current");
+      tr.removeAttribute("aria-current");
+    });
+    current = k;
+    const tr = body.children[k];
+    tr.classList.add("current");
+    tr.setAttribute("aria-current", "true");
+    if (focus) {
+      tr.focus({ preventScroll: true });
+      tr.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  function decide(bead, decision) {
+    act("POST", "decide/", { bead: bead.id, decision });
+  }
+
+  function lastIndex(bead, side) {
+    const indices = bead[side];
+    return indices.length ? indices[indices.length - 1] : null;
+  }
+
+  function merge(side) {
+    const k = lastIndex(state.beads[current], side);
+    if (k !== null) act("POST", "merge/", { side, index: k });
+  }
+
+  function split(side) {
+    const k = lastIndex(state.beads[current], side);
+    if (k === null) return;
+    const text = state[`${side}_sentences`][k];
+    const word = window.prompt(`Split ${side} sentence ${k + 1} before which words?\n\n${text}`);
+    if (!word) return;
+    const offset = text.indexOf(word, 1);
+    if (offset <= 0) return showError(`"${word}" is not inside the sentence (after its start)`);
+    act("POST", "split/", { side, index: k, offset });
+  }
+
+  const KEYS = {
+    ArrowDown: () => select(current + 1, true), j: () => select(current + 1, true),
+    ArrowUp: () => select(current - 1, true), k: () => select(current - 1, true),
+    a: () => decide(state.beads[current], "accepted"),
+    r: () => decide(state.beads[current], "rejected"),
+    u: () => decide(state.beads[current], "pending"),
+    m: () => merge("source"), M: () => merge("target"),
+    s: () => split("source"), S: () => split("target"),
+  };
+
+  document.addEventListener("keydown", (event) => {
+    if (!state || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.target.closest("input, textarea, select")) return;
+    const handler = KEYS[event.key];
+    if (!handler || !state.beads.length) return;
+    event.preventDefault();
+    handler();
+  });
+
+  document.getElementById("accept-above").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const threshold = Number(new FormData(event.target).get("threshold"));
+    act("POST", "accept-above/", { threshold });
+  });
+
+  document.getElementById("send").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const subcorpus = String(new FormData(event.target).get("subcorpus"));
+    act("POST", "send/", { subcorpus }, (result) => {
+      const note = `${result.pairs} pairs sent to annotation` + (result.too_long ? ` (${result.too_long} too long, left out)` : "");
+      call("GET", "").then((data) => {
+        render(data);
+        counts.textContent = `${note}. ${counts.textContent}`;
+      }).catch((err) => showError(err.message));
+    });
+  });
+
+  call("GET", "").then(render).catch((err) => showError(err.message));
+})();
