@@ -104,4 +104,4 @@ def test_upload_review_send_and_align_one_on_the_grid(
     grid.wait_for_url(lambda url: f"/annotate/{assignment.pk}/" not in url)
     assignment.refresh_from_db()
     assert assignment.status == "submitted"
-    assert [1, 1] == assignment.annotation.links[0][:2]
+    assert assignment.annotation.links[0][:2] == [1, 1]
