@@ -43,6 +43,15 @@ class Project(models.Model):
         default=False,
         help_text="Serve unstarted pairs in order of the aligner's uncertainty (active learning).",
     )
+    source_language = models.CharField(
+        max_length=16, blank=True, help_text="ISO 639-1 code of the source side (e.g. en)."
+    )
+    target_language = models.CharField(
+        max_length=16, blank=True, help_text="ISO 639-1 code of the target side (e.g. en)."
+    )
+    archived_at = models.DateTimeField(
+        null=True, blank=True, help_text="Archived projects leave the home list; nothing is lost."
+    )
     created_by = models.ForeignKey(
         User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

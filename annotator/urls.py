@@ -7,7 +7,7 @@ from annotator.documents import views as documents
 from annotator.gold import views as adjudication
 from annotator.grid import views as annotate
 from annotator.jobs import views as jobs
-from annotator.projects.views import lead, pages
+from annotator.projects.views import lead, pages, setup
 from annotator.reports.views import dashboard
 from annotator.seeding import views as seeding
 
@@ -43,7 +43,10 @@ urlpatterns = [
         profile.revoke,
         name="profile-token-revoke",
     ),
+    path("projects/new/", setup.new_project, name="project-new"),
     path("projects/<id:project_id>/", pages.project_detail, name="project-detail"),
+    path("projects/<id:project_id>/settings/", setup.project_settings, name="project-settings"),
+    path("projects/<id:project_id>/archive/", setup.project_archive, name="project-archive"),
     path(
         "projects/<id:project_id>/jobs/selftest/",
         jobs.start_selftest,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -30,10 +30,39 @@ from annotator.common.schema import ERRORS, ID_LOOKUP
 from annotator.common.upload_fields import ChoiceField, refuse_large
 from annotator.documents import selectors, services
 from annotator.documents.reading import SPLIT_MODES, DocumentError, Upload
-from annotator.jobs.api import JobSerializer
+from annotator.jobs.api import JOB_EXAMPLE, JobSerializer
 from annotator.models import Bead, DocumentPair
 
 SIDES = ("source", "target")
+
+ALIGN_JOB_EXAMPLE = {**JOB_EXAMPLE, "kind": "document-align", "status": "queued", "finished": False,
+                     "progress": 0, "message": "Waiting for a worker", "reason": None,
+                     "error": None, "params": {"document_pairs": [4]}}  # fmt: skip
+STATE_EXAMPLE = {
+    "id": 4, "project": 1, "name": "hut", "kind": "parallel",
+    "source_language": "de", "target_language": "fr",
+    "source_filename": "hut.de.html", "target_filename": "hut.fr.html",
+    "source_sentences": ["Die Hütte", "Sie liegt auf 2850 Metern."],
+    "target_sentences": ["La cabane", "Elle se trouve à 2850 mètres."],
+    "aligned": True,
+    "beads": [
+        {"id": 11, "position": 0, "source": [0], "target": [0], "source_text": "Die Hütte",
+         "target_text": "La cabane", "confidence": 0.97, "decision": "accepted", "pair": None,
+         "null": False},
+        {"id": 12, "position": 1, "source": [1], "target": [1],
+         "source_text": "Sie liegt auf 2850 Metern.", "target_text": "Elle se trouve à 2850 mètres.",
+         "confidence": 0.91, "decision": "pending", "pair": None, "null": False},
+    ],
+    "unaligned_source": [], "unaligned_target": [],
+    "counts": {"pending": 1, "accepted": 1, "rejected": 0, "sent": 0},
+}  # fmt: skip
+
+
+def _request(value: dict[str, Any]) -> list[OpenApiExample]:
+    return [OpenApiExample("Request", value=value, request_only=True)]
+
+
+STATE_ANSWER = OpenApiExample("Review state", value=STATE_EXAMPLE, response_only=True)
 
 
 class UploadRequest(serializers.Serializer):
@@ -74,6 +103,8 @@ class ProjectDocumentsView(APIView):
             "kind": serializers.CharField(), "beads": serializers.IntegerField(),
             "accepted": serializers.IntegerField(), "sent": serializers.IntegerField(),
         }, many=True), **ERRORS},
+        examples=[OpenApiExample("Document pairs", response_only=True, value=
+            {"id": 4, "name": "hut", "kind": "parallel", "beads": 5, "accepted": 4, "sent": 4})],
     )  # fmt: skip
     def get(self, request, project_id: int):
         project = project_for_request(request=request, project_id=project_id, lead=True)
@@ -94,6 +125,13 @@ class ProjectDocumentsView(APIView):
             "document_pairs": serializers.ListField(child=serializers.IntegerField()),
             "job": JobSerializer(),
         }), 413: ERRORS[400], **ERRORS},
+        examples=[
+            OpenApiExample("Upload", request_only=True, media_type="multipart/form-data",
+                           value={"source": "hut.de.html", "target": "hut.fr.html",
+                                  "source_language": "de", "target_language": "fr"}),
+            OpenApiExample("Queued", response_only=True, status_codes=["202"],
+                           value={"document_pairs": [4], "job": ALIGN_JOB_EXAMPLE}),
+        ],
     )  # fmt: skip
     def post(self, request, project_id: int):
         project = project_for_request(request=request, project_id=project_id, lead=True)
@@ -182,13 +220,16 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
         return _state(dp)
 
     @extend_schema(
-        summary="A document pair's sentences and beads", responses={200: ReviewState, **ERRORS}
+        summary="A document pair's sentences and beads",
+        responses={200: ReviewState, **ERRORS},
+        examples=[STATE_ANSWER],
     )
     def retrieve(self, request, pk=None):
         return _state(self.get_object())
 
     @extend_schema(summary="Accept, reject or reset one bead", request=DecideRequest,
-                   responses={200: ReviewState, **ERRORS})  # fmt: skip
+                   responses={200: ReviewState, **ERRORS},
+                   examples=[*_request({"bead": 12, "decision": "accepted"}), STATE_ANSWER])  # fmt: skip
     @action(detail=True, methods=["post"])
     def decide(self, request, pk=None):
         def work(dp, data):
@@ -200,28 +241,33 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
         return self._run(request, DecideRequest, work)
 
     @extend_schema(summary="Accept every pending bead at or above a confidence",
-                   request=ThresholdRequest, responses={200: ReviewState, **ERRORS})  # fmt: skip
+                   request=ThresholdRequest, responses={200: ReviewState, **ERRORS},
+                   examples=[*_request({"threshold": 0.8}), STATE_ANSWER])  # fmt: skip
     @action(detail=True, methods=["post"], url_path="accept-above")
     def accept_above(self, request, pk=None):
         return self._run(request, ThresholdRequest, lambda dp, d: services.accept_above(
             document_pair=dp, threshold=d["threshold"], user=request.user))  # fmt: skip
 
     @extend_schema(summary="Merge a sentence with the next one, then realign",
-                   request=MergeRequest, responses={200: ReviewState, **ERRORS})  # fmt: skip
+                   request=MergeRequest, responses={200: ReviewState, **ERRORS},
+                   examples=[*_request({"side": "source", "index": 0}), STATE_ANSWER])  # fmt: skip
     @action(detail=True, methods=["post"])
     def merge(self, request, pk=None):
         return self._run(request, MergeRequest, lambda dp, d: services.merge_sentences(
             document_pair=dp, side=d["side"], index=d["index"]))  # fmt: skip
 
     @extend_schema(summary="Split a sentence at a character offset, then realign",
-                   request=SplitRequest, responses={200: ReviewState, **ERRORS})  # fmt: skip
+                   request=SplitRequest, responses={200: ReviewState, **ERRORS},
+                   examples=[*_request({"side": "source", "index": 1, "offset": 4}), STATE_ANSWER])  # fmt: skip
     @action(detail=True, methods=["post"])
     def split(self, request, pk=None):
         return self._run(request, SplitRequest, lambda dp, d: services.split_sentence(
             document_pair=dp, side=d["side"], index=d["index"], offset=d["offset"]))  # fmt: skip
 
     @extend_schema(summary="Realign the document pair (a job; decisions are kept)", request=None,
-                   responses={202: JobSerializer, **ERRORS})  # fmt: skip
+                   responses={202: JobSerializer, **ERRORS},
+                   examples=[OpenApiExample("Queued", value=ALIGN_JOB_EXAMPLE, response_only=True,
+                                            status_codes=["202"])])  # fmt: skip
     @action(detail=True, methods=["post"])
     def align(self, request, pk=None):
         dp = self.get_object()
@@ -231,7 +277,10 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
     @extend_schema(summary="Send the accepted beads to annotation as pairs of a subcorpus",
                    request=SendRequest, responses={200: inline_serializer("DocumentSend", fields={
                        "pairs": serializers.IntegerField(), "too_long": serializers.IntegerField(),
-                       "seed_job": serializers.IntegerField(allow_null=True)}), **ERRORS})  # fmt: skip
+                       "seed_job": serializers.IntegerField(allow_null=True)}), **ERRORS},
+                   examples=[*_request({"subcorpus": "huts"}), OpenApiExample(
+                       "Sent", value={"pairs": 4, "too_long": 0, "seed_job": 31},
+                       response_only=True)])  # fmt: skip
     @action(detail=True, methods=["post"])
     def send(self, request, pk=None):
         dp = self.get_object()

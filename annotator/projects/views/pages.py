@@ -10,12 +10,18 @@ from annotator.common import access
 from annotator.jobs import selectors as job_selectors
 from annotator.jobs.views import SelftestForm
 from annotator.projects.selectors import projects as project_selectors
+from annotator.projects.services import projects as project_services
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     summaries = project_selectors.user_projects(user=request.user)
-    return render(request, "annotator/home.html", {"summaries": summaries})
+    context = {
+        "summaries": summaries,
+        "archived": [s for s in summaries if s.project.archived_at],
+        "may_create": project_services.may_create_projects(user=request.user),
+    }
+    return render(request, "annotator/home.html", context)
 
 
 @login_required

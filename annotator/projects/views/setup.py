@@ -1,0 +1,90 @@
+"""A project's life in the browser (issue 31): the "new project" page and the lead's settings
+page (guidelines in Markdown with a preview, sanitised as on the guidelines page; archive)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
+
+from annotator.models import Project
+from annotator.projects.services import projects as project_services
+from annotator.projects.views.lead import lead_page
+
+
+class ProjectForm(forms.ModelForm):
+    class Meta:
+        model = Project
+        fields = list(project_services.SETTINGS_FIELDS)
+        widgets = {
+            "description": forms.Textarea(attrs={"rows": 2}),
+            "guidelines": forms.Textarea(attrs={"rows": 14, "class": "markdown-source"}),
+            "double_annotation_share": forms.NumberInput(
+                attrs={"step": "0.05", "min": 0, "max": 1}
+            ),
+        }
+        labels = {"monolingual": "Monolingual (paraphrases in one language)"}
+
+
+def _settings(form: ProjectForm) -> dict[str, Any]:
+    return {f: form.cleaned_data[f] for f in project_services.SETTINGS_FIELDS}
+
+
+@never_cache
+@login_required
+def new_project(request: HttpRequest) -> HttpResponse:
+    if not project_services.may_create_projects(user=request.user):
+        return HttpResponseForbidden("Only staff and project leads may create projects.")
+    form = ProjectForm(request.POST or None, initial={"source_language": "en",
+                                                     "target_language": "en"})  # fmt: skip
+    if request.method == "POST" and form.is_valid() and "preview" not in request.POST:
+        try:
+            project = project_services.create_project(user=request.user, **_settings(form))
+        except project_services.ProjectError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Project “{project.name}” created. Next: add its pairs.")
+            return redirect("project-detail", project_id=project.pk)
+    preview = request.POST.get("guidelines", "") if "preview" in request.POST else None
+    return render(
+        request, "annotator/project_form.html",
+        {"form": form, "preview": preview, "project": None},
+        status=400 if form.errors else 200,
+    )  # fmt: skip
+
+
+@never_cache
+@lead_page
+def project_settings(request: HttpRequest, project: Project) -> HttpResponse:
+    form = ProjectForm(request.POST or None, instance=project)
+    if request.method == "POST" and form.is_valid() and "preview" not in request.POST:
+        try:
+            project_services.update_project(project=project, **_settings(form))
+        except project_services.ProjectError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, "Settings saved.")
+            return redirect("project-settings", project_id=project.pk)
+    if form.errors:
+        project.refresh_from_db()  # the page's title and menu keep the saved name
+    preview = request.POST.get("guidelines", "") if "preview" in request.POST else None
+    return render(
+        request, "annotator/project_form.html",
+        {"form": form, "preview": preview, "project": project},
+        status=400 if form.errors else 200,
+    )  # fmt: skip
+
+
+@require_POST
+@lead_page
+def project_archive(request: HttpRequest, project: Project) -> HttpResponse:
+    archived = request.POST.get("archived") == "1"
+    project_services.set_archived(project=project, archived=archived)
+    messages.success(request, "Project archived." if archived else "Project restored.")
+    return redirect("project-settings", project_id=project.pk)
