@@ -128,11 +128,13 @@ class _SoftOverlap:
         bset = set(b)
         bbase = {self.fx.base(w) for w in b}
         for w in a:
-            if w in bset or self.fx.base(w) in bbase:
-                hits += 1
-            elif any(self.fx.related(w, v) for v in bset):
-                hits += 1
-            elif vec is not None and any(vec.similarity(w, v) >= self.cfg.vector_min for v in b):
+            if (
+                w in bset
+                or self.fx.base(w) in bbase
+                or any(self.fx.related(w, v) for v in bset)
+                or vec is not None
+                and any(vec.similarity(w, v) >= self.cfg.vector_min for v in b)
+            ):
                 hits += 1
         return hits
 

@@ -14,11 +14,42 @@ _SPACE = re.compile(r"\s+")
 
 # Elements whose text is a block of its own (a paragraph, a heading, a cell …).
 BLOCK_TAGS = frozenset(
-    "p h1 h2 h3 h4 h5 h6 li dt dd td th caption figcaption blockquote pre div section article "
-    "main aside header footer address title summary legend label option".split()
+    [
+        "p",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "li",
+        "dt",
+        "dd",
+        "td",
+        "th",
+        "caption",
+        "figcaption",
+        "blockquote",
+        "pre",
+        "div",
+        "section",
+        "article",
+        "main",
+        "aside",
+        "header",
+        "footer",
+        "address",
+        "title",
+        "summary",
+        "legend",
+        "label",
+        "option",
+    ]
 )
 # Elements whose text is never main text.
-SKIP_TAGS = frozenset("script style noscript template nav svg head iframe object form".split())
+SKIP_TAGS = frozenset(
+    ["script", "style", "noscript", "template", "nav", "svg", "head", "iframe", "object", "form"]
+)
 
 
 class SplitError(ValueError):
