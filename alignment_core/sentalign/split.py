@@ -1,0 +1,185 @@
+"""Sentences from documents: plain text (pysbd per language), one-sentence-per-line text taken
+as it is, and HTML turned into blocks (lxml) whose boundaries the aligner uses as anchors.
+
+Everything here takes text (``str``) and returns plain lists; reading and decoding files is the
+caller's business (``alignment_core.formats._io.read_path`` names file and line on errors).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_SPACE = re.compile(r"\s+")
+
+# Elements whose text is a block of its own (a paragraph, a heading, a cell …).
+BLOCK_TAGS = frozenset(
+    [
+        "p",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "li",
+        "dt",
+        "dd",
+        "td",
+        "th",
+        "caption",
+        "figcaption",
+        "blockquote",
+        "pre",
+        "div",
+        "section",
+        "article",
+        "main",
+        "aside",
+        "header",
+        "footer",
+        "address",
+        "title",
+        "summary",
+        "legend",
+        "label",
+        "option",
+    ]
+)
+# Elements whose text is never main text.
+SKIP_TAGS = frozenset(
+    ["script", "style", "noscript", "template", "nav", "svg", "head", "iframe", "object", "form"]
+)
+
+
+class SplitError(ValueError):
+    """The text cannot be split as asked (an unknown language, HTML that does not parse)."""
+
+
+@dataclass(frozen=True)
+class Block:
+    """One block of an HTML page: its text (whitespace collapsed) and where it sits (a path of
+    tag names and 1-based sibling positions, e.g. ``body/div[2]/p[1]``)."""
+
+    text: str
+    path: str
+
+
+def languages() -> list[str]:
+    from pysbd.languages import LANGUAGE_CODES
+
+    return sorted(LANGUAGE_CODES)
+
+
+def lines_as_sentences(text: str) -> list[str]:
+    """One sentence per line, as it is: line k is sentence k - 1 (trailing spaces and the last
+    line end removed; empty lines stay, so indices match the file's lines)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.rstrip("\r").strip() for line in lines]
+
+
+def split_text(text: str, lang: str) -> list[str]:
+    """Sentences of raw text: each paragraph (a run of non-empty lines) is split by pysbd's
+    rules for ``lang`` (ISO 639-1, see ``languages()``). Whitespace inside a sentence is
+    collapsed; empty sentences are dropped."""
+    segmenter = _segmenter(lang)
+    out: list[str] = []
+    for para in re.split(r"\n\s*\n", text):
+        para = _SPACE.sub(" ", para).strip()
+        if not para:
+            continue
+        for sent in segmenter.segment(para):
+            sent = _SPACE.sub(" ", sent).strip()
+            if sent:
+                out.append(sent)
+    return out
+
+
+def _segmenter(lang: str):
+    import pysbd
+
+    if lang not in languages():
+        raise SplitError(f"no sentence splitter for language {lang!r} (known: {languages()})")
+    return pysbd.Segmenter(language=lang, clean=False)
+
+
+def looks_like_html(text: str) -> bool:
+    head = text.lstrip()[:512].lower()
+    return head.startswith(("<!doctype html", "<html")) or bool(
+        re.search(r"<(body|p|div|h[1-6])[\s>]", head)
+    )
+
+
+def html_blocks(html: str) -> list[Block]:
+    """The main text of a page as blocks, in document order.
+
+    A block is a run of text directly inside a block element; a nested block element is a
+    block of its own and cuts its parent's text, so ``<div>intro <p>para</p> outro</div>``
+    gives ``intro`` (path ``…/div[1]``), ``para`` (``…/div[1]/p[1]``) and ``outro``
+    (``…/div[1]``). Scripts, styles, navigation and the head are left out; empty blocks are
+    dropped.
+    """
+    import lxml.etree
+    import lxml.html
+
+    if not html.strip():
+        return []
+    try:
+        root = lxml.html.document_fromstring(html)
+    except (lxml.etree.ParserError, ValueError) as exc:
+        raise SplitError(f"not readable as HTML: {exc}") from None
+    body = root.find("body")
+    start = body if body is not None else root
+    blocks: list[Block] = []
+
+    def tag_of(el) -> str:
+        return el.tag.lower() if isinstance(el.tag, str) else ""
+
+    # Text waits in ``pending`` (with the path of the block it belongs to) until a block
+    # boundary flushes it, so a block nested inside inline elements still cuts the text.
+    pending: list[str] = []
+    pending_path = [tag_of(start)]
+
+    def flush() -> None:
+        text = _SPACE.sub(" ", "".join(pending)).strip()
+        if text:
+            blocks.append(Block(text, pending_path[0]))
+        pending.clear()
+
+    def walk(el, path: str, block_path: str) -> None:
+        pending.append(el.text or "")
+        counts: dict[str, int] = {}
+        for child in el:
+            tag = tag_of(child)
+            if tag and tag not in SKIP_TAGS:
+                counts[tag] = counts.get(tag, 0) + 1
+                child_path = f"{path}/{tag}[{counts[tag]}]"
+                if tag in BLOCK_TAGS:
+                    flush()
+                    pending_path[0] = child_path
+                    walk(child, child_path, child_path)
+                    flush()
+                    pending_path[0] = block_path
+                elif tag == "br":
+                    pending.append(" ")
+                else:
+                    walk(child, child_path, block_path)
+            pending.append(child.tail or "")
+
+    walk(start, tag_of(start), tag_of(start))
+    flush()
+    return blocks
+
+
+def html_sentences(html: str, lang: str) -> tuple[list[str], list[int], list[Block]]:
+    """Sentences of a page, each sentence's block number (0-based, non-decreasing), the blocks."""
+    sentences: list[str] = []
+    block_of: list[int] = []
+    blocks = html_blocks(html)
+    for k, block in enumerate(blocks):
+        for sent in split_text(block.text, lang):
+            sentences.append(sent)
+            block_of.append(k)
+    return sentences, block_of, blocks
