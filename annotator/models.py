@@ -573,6 +573,9 @@ class Bead(models.Model):
     source = models.JSONField(default=list)
     target = models.JSONField(default=list)
     confidence = models.FloatField(null=True, blank=True, help_text="None: made by hand.")
+    predicted = models.FloatField(
+        null=True, blank=True, help_text="The pair classifier's P(accepted), once it has learnt."
+    )
     decision = models.CharField(max_length=16, choices=Decision.choices, default=Decision.PENDING)
     decided_by = models.ForeignKey(
         User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

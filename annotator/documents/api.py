@@ -16,7 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -194,8 +199,9 @@ ReviewState = inline_serializer("DocumentReview", fields={
 })  # fmt: skip
 
 
-def _state(dp: DocumentPair) -> Response:
-    return Response(selectors.review_state(document_pair=dp))
+def _state(dp: DocumentPair, request: Any = None) -> Response:
+    order = request.query_params.get("order", "") if request is not None else ""
+    return Response(selectors.review_state(document_pair=dp, order=order))
 
 
 class DocumentPairViewSet(viewsets.GenericViewSet):
@@ -217,15 +223,24 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
         except DocumentError as exc:
             raise BadInput(str(exc)) from None
         dp.refresh_from_db()
-        return _state(dp)
+        return _state(dp, request)
 
     @extend_schema(
         summary="A document pair's sentences and beads",
+        parameters=[
+            OpenApiParameter(
+                "order",
+                str,
+                enum=list(selectors.ORDERS),
+                required=False,
+                description="document order, or likeliest first",
+            )
+        ],
         responses={200: ReviewState, **ERRORS},
         examples=[STATE_ANSWER],
     )
     def retrieve(self, request, pk=None):
-        return _state(self.get_object())
+        return _state(self.get_object(), request)
 
     @extend_schema(summary="Accept, reject or reset one bead", request=DecideRequest,
                    responses={200: ReviewState, **ERRORS},
@@ -273,6 +288,23 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
         dp = self.get_object()
         job = services.start_align_job(project=dp.project, user=request.user, document_pairs=[dp])
         return Response(_job_data(request, job), status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(
+        summary="Learn from the leads' decisions and score the pending beads",
+        description="Trains the pair classifier on every accept/reject in the project (at "
+        "least 10 of each), then stores its P(accepted) on each pending bead; "
+        "`?order=likeliest` lists them highest first.",
+        request=None,
+        responses={200: inline_serializer("DocumentLearn", fields={
+            "trained": serializers.BooleanField(), "decisions": serializers.IntegerField(),
+            "accepted": serializers.IntegerField()}), **ERRORS},
+        examples=[OpenApiExample("Trained", response_only=True, value={
+            "trained": True, "decisions": 40, "accepted": 31, "predicted": 120})],
+    )  # fmt: skip
+    @action(detail=True, methods=["post"])
+    def learn(self, request, pk=None):
+        dp = self.get_object()
+        return Response(services.learn_from_decisions(project=dp.project))
 
     @extend_schema(summary="Send the accepted beads to annotation as pairs of a subcorpus",
                    request=SendRequest, responses={200: inline_serializer("DocumentSend", fields={

@@ -42,17 +42,29 @@ def bead_data(bead: Bead, dp: DocumentPair) -> dict[str, Any]:
         "source_text": " ".join(dp.source_sentences[i] for i in bead.source),
         "target_text": " ".join(dp.target_sentences[j] for j in bead.target),
         "confidence": bead.confidence,
+        "predicted": bead.predicted,
         "decision": bead.decision,
         "pair": bead.pair_id,
         "null": bead.is_null,
     }
 
 
-def review_state(*, document_pair: DocumentPair) -> dict[str, Any]:
-    """Everything the review screen shows: both sides' sentences, the beads in order, and
-    which sentences no non-null bead covers (shown, never silently dropped)."""
+ORDERS = ("document", "likeliest")
+
+
+def review_state(*, document_pair: DocumentPair, order: str = "") -> dict[str, Any]:
+    """Everything the review screen shows: both sides' sentences, the beads, and which
+    sentences no non-null bead covers (shown, never silently dropped). ``order``: "document"
+    (the beads in document order; parallel pairs' default) or "likeliest" (the pair
+    classifier's P(accepted), else the aligner's confidence, highest first; comparable pairs'
+    default)."""
     dp = document_pair
     beads = [bead_data(b, dp) for b in dp.beads.order_by("position", "id")]
+    if order not in ORDERS:
+        order = "likeliest" if dp.kind == DocumentPair.Kind.COMPARABLE else "document"
+    if order == "likeliest":
+        beads.sort(key=lambda b: -(b["predicted"] if b["predicted"] is not None
+                                   else (b["confidence"] or 0.0)))  # fmt: skip
     covered_src = {i for b in beads if not b["null"] for i in b["source"]}
     covered_tgt = {j for b in beads if not b["null"] for j in b["target"]}
     return {
@@ -67,6 +79,7 @@ def review_state(*, document_pair: DocumentPair) -> dict[str, Any]:
         "source_sentences": list(dp.source_sentences),
         "target_sentences": list(dp.target_sentences),
         "aligned": dp.aligned_at is not None,
+        "order": order,
         "beads": beads,
         "unaligned_source": [i for i in range(len(dp.source_sentences)) if i not in covered_src],
         "unaligned_target": [j for j in range(len(dp.target_sentences)) if j not in covered_tgt],

@@ -15,7 +15,9 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from alignment_core.paraphrase.model import train_and_predict
 from alignment_core.sentalign import align_parallel
+from alignment_core.sentalign.comparable import match_comparable
 from annotator.documents.reading import (
     DocumentError,
     ReadDocument,
@@ -111,10 +113,8 @@ def propose_beads(document_pair: DocumentPair) -> list[tuple[list[int], list[int
     """The aligner's beads for the pair's current sentences (source, target, confidence)."""
     src, tgt = document_pair.source_sentences, document_pair.target_sentences
     if document_pair.kind == DocumentPair.Kind.COMPARABLE:
-        from alignment_core.sentalign import comparable  # built beside the parallel aligner
-
-        found = comparable.mine_pairs(src, tgt)
-        return [([p.src], [p.tgt], float(p.score)) for p in found]
+        found = match_comparable(src, tgt)
+        return [([p.src], [p.tgt], min(1.0, float(p.score))) for p in found]
     blocks = {}
     if document_pair.source_blocks and document_pair.target_blocks:
         blocks = {"src_blocks": document_pair.source_blocks,
@@ -328,3 +328,34 @@ def _pair_of(dp: DocumentPair, bead: Bead, **fields: Any) -> SentencePair | None
         },
         **fields,
     )
+
+
+# The pair classifier learns from the lead once it has this many decisions of each kind.
+MIN_DECISIONS_PER_CLASS = 10
+
+
+def learn_from_decisions(*, project: Project) -> dict[str, Any]:
+    """Train the pair classifier on every accept/reject of the project's leads (the bead's
+    sentences as the pair), then write its P(accepted) on each pending bead, so the review list
+    can put the likeliest first. Nothing is trained before ``MIN_DECISIONS_PER_CLASS`` of each
+    kind; nothing trained on outside data is used."""
+    decided = Bead.objects.filter(document_pair__project=project)
+    rows, pending = [], []
+    for bead in decided.select_related("document_pair"):
+        if bead.is_null:
+            continue
+        texts = [" ".join(t) for t in _texts(bead.document_pair, bead.source, bead.target)]
+        if bead.decision == Bead.Decision.PENDING and bead.pair_id is None:
+            pending.append((bead, texts))
+        elif bead.decision != Bead.Decision.PENDING:
+            rows.append((*texts, int(bead.decision == Bead.Decision.ACCEPTED)))
+    positives = sum(r[2] for r in rows)
+    if min(positives, len(rows) - positives) < MIN_DECISIONS_PER_CLASS:
+        return {"trained": False, "decisions": len(rows), "accepted": positives,
+                "needed_per_kind": MIN_DECISIONS_PER_CLASS}  # fmt: skip
+    scores = train_and_predict(rows, [tuple(texts) for _, texts in pending]) if pending else []
+    for (bead, _), (probability, _) in zip(pending, scores, strict=True):
+        bead.predicted = round(probability, 4)
+    Bead.objects.bulk_update([b for b, _ in pending], ["predicted"])
+    return {"trained": True, "decisions": len(rows), "accepted": positives,
+            "predicted": len(pending)}  # fmt: skip

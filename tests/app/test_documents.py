@@ -184,3 +184,56 @@ def test_the_command_refuses_a_bad_file_and_writes_nothing(project, tmp_path):
             project=project.name, source_lang="de", target_lang="fr",
         )  # fmt: skip
     assert DocumentPair.objects.count() == 0
+
+
+def test_comparable_documents_give_mutual_best_pairs_in_any_order(project, lead):
+    pc = (
+        "The storm reached Boston on Monday night with winds of 90 miles an hour.\n"
+        "Officials closed 300 schools across Massachusetts.\n"
+        "The weather was mild in the south of the country.\n"
+    )
+    mobile = (
+        "Massachusetts officials shut 300 schools.\n"
+        "Winds of 90 mph hit Boston as the storm arrived Monday night.\n"
+        "Sports: the Red Sox signed a new pitcher.\n"
+    )
+    (dp,) = services.create_document_pairs(
+        project=project, user=lead, kind="comparable",
+        source=up("pc.txt", pc, "en"), target=up("mobile.txt", mobile, "en"),
+    )  # fmt: skip
+    beads = services.align_document_pair(document_pair=dp)
+    found = {(b.source[0], b.target[0]) for b in beads}
+    assert {(0, 1), (1, 0)} <= found  # found in either order
+    assert not any(t == 2 for _, t in found)  # the distractor stays unpaired
+
+
+def test_the_pair_classifier_learns_a_planted_rule_from_the_leads_decisions(project, lead):
+    """The lead accepts every bead whose sentences share a number and rejects the rest; once
+    there are enough decisions, the classifier ranks unseen beads of the same kind first."""
+    from annotator.documents.selectors import review_state
+
+    src, tgt = [], []
+    for k in range(60):
+        if k % 2:
+            src.append(f"Im Jahr {1800 + k} kamen {k + 3} Leute.")
+            tgt.append(f"En {1800 + k}, {k + 3} personnes sont venues.")
+        else:
+            src.append(f"Der Hund Nummer {k} schläft.")
+            tgt.append("Le chat mange une souris grise.")
+    (dp,) = services.create_document_pairs(
+        project=project, user=lead, source=up("p.de", "\n".join(src), "de"),
+        target=up("p.fr", "\n".join(tgt), "fr"),
+    )  # fmt: skip
+    beads = sorted(services.align_document_pair(document_pair=dp), key=lambda b: b.position)
+    one_to_one = [b for b in beads if len(b.source) == 1 and len(b.target) == 1]
+    assert len(one_to_one) >= 50
+    assert not services.learn_from_decisions(project=project)["trained"]  # no decisions yet
+    for bead in one_to_one[:40]:
+        decision = "accepted" if bead.source[0] % 2 else "rejected"
+        services.decide(bead=bead, decision=decision, user=lead)
+    result = services.learn_from_decisions(project=project)
+    assert result["trained"] and result["decisions"] == 40
+    state = review_state(document_pair=dp, order="likeliest")
+    pending = [b for b in state["beads"] if b["decision"] == "pending" and not b["null"]]
+    ranked = [b["source"][0] % 2 for b in pending if b["predicted"] is not None]
+    assert ranked and sorted(ranked, reverse=True) == ranked  # every odd (planted) one first

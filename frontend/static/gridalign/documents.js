@@ -11,9 +11,11 @@
   const errorBox = document.querySelector("[data-testid=review-error]");
   let state = null;
   let current = 0;
+  let order = "";
 
   async function call(method, path, payload) {
-    const response = await fetch(config.stateUrl + path, {
+    const query = method === "GET" && order ? `?order=${encodeURIComponent(order)}` : "";
+    const response = await fetch(config.stateUrl + path + query, {
       method,
       credentials: "same-origin",
       headers: { Accept: "application/json", "Content-Type": "application/json", "X-CSRFToken": csrf },
@@ -81,6 +83,8 @@
 
   function render(data) {
     state = data;
+    order = data.order;
+    document.querySelector("#order select").value = data.order;
     const c = data.counts;
     counts.textContent = `${data.beads.length} beads · ${c.accepted} accepted · ${c.rejected} rejected · ${c.pending} pending · ${c.sent} sent · unpaired sentences: ${data.unaligned_source.length} source, ${data.unaligned_target.length} target`;
     body.replaceChildren();
@@ -93,7 +97,8 @@
       num.textContent = String(k + 1);
       const conf = document.createElement("td");
       conf.className = "num";
-      conf.textContent = bead.confidence === null ? "by hand" : bead.confidence.toFixed(2);
+      conf.textContent = (bead.confidence === null ? "by hand" : bead.confidence.toFixed(2)) +
+        (bead.predicted === null ? "" : ` / ${bead.predicted.toFixed(2)}`);
       tr.append(num, cell(bead.source, data.source_sentences, "source"),
         cell(bead.target, data.target_sentences, "target"), conf, decisionCell(bead));
       tr.addEventListener("click", () => select(k, false));
@@ -177,6 +182,23 @@
         render(data);
         counts.textContent = `${note}. ${counts.textContent}`;
       }).catch((err) => showError(err.message));
+    });
+  });
+
+  document.querySelector("#order select").addEventListener("change", (event) => {
+    order = event.target.value;
+    current = 0;
+    call("GET", "").then(render).catch((err) => showError(err.message));
+  });
+
+  document.getElementById("learn").addEventListener("click", () => {
+    const note = document.querySelector("[data-testid=learn-result]");
+    act("POST", "learn/", undefined, (result) => {
+      note.textContent = result.trained
+        ? `learnt from ${result.decisions} decisions; ${result.predicted} pending beads scored`
+        : `needs ${result.needed_per_kind} accepted and ${result.needed_per_kind} rejected beads (has ${result.accepted} and ${result.decisions - result.accepted})`;
+      order = result.trained ? "likeliest" : order;
+      call("GET", "").then(render).catch((err) => showError(err.message));
     });
   });
 
