@@ -7,7 +7,7 @@ from annotator.documents import views as documents
 from annotator.gold import views as adjudication
 from annotator.grid import views as annotate
 from annotator.jobs import views as jobs
-from annotator.projects.views import lead, pages, setup
+from annotator.projects.views import lead, pages, pairs, setup
 from annotator.reports.views import dashboard
 from annotator.seeding import views as seeding
 
@@ -46,6 +46,8 @@ urlpatterns = [
     path("projects/new/", setup.new_project, name="project-new"),
     path("projects/<id:project_id>/", pages.project_detail, name="project-detail"),
     path("projects/<id:project_id>/settings/", setup.project_settings, name="project-settings"),
+    path("projects/<id:project_id>/pairs/", pairs.pairs_page, name="project-pairs"),
+    path("projects/<id:project_id>/pairs/<id:pair_id>/", pairs.pair_view, name="project-pair"),
     path("projects/<id:project_id>/archive/", setup.project_archive, name="project-archive"),
     path(
         "projects/<id:project_id>/jobs/selftest/",

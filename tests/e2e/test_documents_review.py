@@ -105,3 +105,11 @@ def test_upload_review_send_and_align_one_on_the_grid(
     assignment.refresh_from_db()
     assert assignment.status == "submitted"
     assert assignment.annotation.links[0][:2] == [1, 1]
+
+    # The lead sees the annotator's work, read only, with the pair's provenance.
+    for width, height in ((1400, 900), (1024, 700)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{base}/projects/{project.pk}/pairs/{pairs[0].pk}/")
+        expect(page.locator("[data-testid=layer-a0] h2")).to_have_text("hutannotator")
+        expect(page.locator("main")).to_contain_text("from document pair")
+        page.screenshot(path=str(ARTIFACTS / f"pair-view-{width}x{height}.png"), full_page=True)

@@ -1,0 +1,177 @@
+"""The lead's pair browser and read-only pair view (issue 31, "see anyone's work"): find pairs
+by id or words, subcorpus, status, flag, annotator and agreement; then see each annotator's
+alignment, the seed and the gold of one pair, with every revision and its time. Leads only:
+the blind rule keeps annotators from seeing each other's work, so nothing here is reachable
+from an annotator's pages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+
+from annotator.models import (
+    Annotation,
+    Assignment,
+    GoldAlignment,
+    Project,
+    SeedAlignment,
+    SentencePair,
+)
+
+STATUSES = ("unassigned", "assigned", "in_progress", "submitted", "gold", "no_gold")
+
+
+@dataclass
+class PairFilters:
+    q: str = ""
+    subcorpus: str = ""
+    status: str = ""
+    flag: str = ""
+    annotator: str = ""
+    max_agreement: float | None = None
+
+
+def link_f1(a: list[list[Any]] | None, b: list[list[Any]] | None) -> float | None:
+    """F1 between two annotators' link sets (sure and possible alike, 0-based (i, j) cells):
+    2|A ∩ B| / (|A| + |B|); 1.0 when both are empty; None when one is missing."""
+    if a is None or b is None:
+        return None
+    cells_a = {(int(i), int(j)) for i, j, *_ in a}
+    cells_b = {(int(i), int(j)) for i, j, *_ in b}
+    if not cells_a and not cells_b:
+        return 1.0
+    return 2 * len(cells_a & cells_b) / (len(cells_a) + len(cells_b))
+
+
+def _filtered(project: Project, f: PairFilters) -> QuerySet[SentencePair]:
+    qs = SentencePair.objects.filter(project=project).select_related("subcorpus")
+    current = Q(assignments__withdrawn_at__isnull=True)
+    if f.q:
+        words = f.q.split()
+        by_words = Q()
+        for word in words:
+            by_words &= Q(source_tokens__icontains=word) | Q(target_tokens__icontains=word)
+        qs = qs.filter(Q(external_id__icontains=f.q) | by_words)
+    if f.subcorpus:
+        qs = qs.filter(subcorpus__name=f.subcorpus)
+    if f.status == "unassigned":
+        qs = qs.exclude(pk__in=Assignment.objects.filter(withdrawn_at__isnull=True)
+                        .values("pair_id"))  # fmt: skip
+    elif f.status in ("assigned", "in_progress", "submitted"):
+        qs = qs.filter(current, assignments__status=f.status)
+    elif f.status == "gold":
+        qs = qs.filter(gold__isnull=False)
+    elif f.status == "no_gold":
+        qs = qs.filter(gold__isnull=True)
+    if f.flag == "any":
+        flagged = Assignment.objects.filter(pair=OuterRef("pk"), withdrawn_at__isnull=True)
+        qs = qs.filter(Exists(flagged.exclude(flag="")))
+    elif f.flag:
+        qs = qs.filter(current, assignments__flag=f.flag)
+    if f.annotator:
+        qs = qs.filter(current, assignments__annotator__username=f.annotator)
+    return qs.distinct().order_by("position", "id")
+
+
+def browse_pairs(*, project: Project, filters: PairFilters, limit: int = 2000) -> list[dict]:
+    """The pairs that match, in project order, each with its current assignments, whether it
+    has gold, and the agreement (link F1) of its first two submitted annotations."""
+    annotations = Prefetch(
+        "assignments",
+        queryset=Assignment.objects.filter(withdrawn_at__isnull=True)
+        .select_related("annotator", "annotation")
+        .order_by("slot", "id"),
+        to_attr="current_assignments",
+    )
+    pairs = _filtered(project, filters).prefetch_related(annotations)
+    gold_ids = set(GoldAlignment.objects.filter(pair__project=project).values_list("pair_id",
+                                                                                  flat=True))  # fmt: skip
+    rows = []
+    for pair in pairs[:limit]:
+        submitted = [
+            a.annotation.links
+            for a in pair.current_assignments
+            if a.status == Assignment.Status.SUBMITTED and hasattr(a, "annotation")
+        ]
+        agreement = link_f1(*submitted[:2]) if len(submitted) >= 2 else None
+        if filters.max_agreement is not None and (
+            agreement is None or agreement > filters.max_agreement
+        ):
+            continue
+        rows.append({"pair": pair, "assignments": pair.current_assignments,
+                     "gold": pair.pk in gold_ids, "agreement": agreement})  # fmt: skip
+    return rows
+
+
+@dataclass
+class Layer:
+    """One alignment of a pair: an annotator's, the seed or the gold, with its history."""
+
+    key: str
+    title: str
+    links: list[list[Any]] | None
+    status: str = ""
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+
+def pair_layers(*, pair: SentencePair) -> list[Layer]:
+    """Each annotator's current alignment (every assignment, withdrawn ones marked), the latest
+    seed and the gold, each with its revisions (version, kind, time, links, author)."""
+    layers: list[Layer] = []
+    assignments = (
+        Assignment.objects.filter(pair=pair)
+        .select_related("annotator")
+        .prefetch_related(Prefetch("annotation", queryset=Annotation.objects.all()))
+        .order_by("slot", "id")
+    )
+    for k, a in enumerate(assignments):
+        annotation = getattr(a, "annotation", None) if hasattr(a, "annotation") else None
+        history = []
+        if annotation is not None:
+            for r in annotation.revisions.select_related("author").order_by("version"):
+                history.append({"version": r.version, "kind": r.get_kind_display(),
+                                "at": r.created_at, "links": len(r.links),
+                                "author": r.author.get_username() if r.author else "",
+                                "seconds": r.elapsed_seconds})  # fmt: skip
+        status = a.get_status_display() + (" (withdrawn)" if a.withdrawn_at else "")
+        if a.flag:
+            status += f" · flagged: {a.get_flag_display()}"
+        layers.append(Layer(f"a{k}", a.annotator.get_username(),
+                            annotation.links if annotation else None, status, history))  # fmt: skip
+    seed = (
+        SeedAlignment.objects.filter(pair=pair).select_related("aligner_run")
+        .order_by("-aligner_run__created_at", "-id").first()
+    )  # fmt: skip
+    if seed is not None:
+        layers.append(Layer("seed", "Seed", seed.links,
+                            f"aligner run {seed.aligner_run_id}"))  # fmt: skip
+    gold = GoldAlignment.objects.filter(pair=pair).first()
+    if gold is not None:
+        history = [{"version": r.version, "kind": r.get_origin_display(), "at": r.created_at,
+                    "links": len(r.links), "author": r.author.get_username() if r.author else "",
+                    "seconds": None}
+                   for r in gold.revisions.select_related("author").order_by("version")]  # fmt: skip
+        layers.append(Layer("gold", "Gold", gold.links, gold.get_origin_display(), history))
+    return layers
+
+
+def grid_rows(pair: SentencePair, layers: list[Layer]) -> list[dict[str, Any]]:
+    """The overlay: for each source token, each target cell's marks from every layer."""
+    marks: dict[tuple[int, int], list[tuple[str, str]]] = {}
+    for layer in layers:
+        for i, j, kind, *_ in layer.links or []:
+            marks.setdefault((int(i), int(j)), []).append((layer.key, kind))
+    return [
+        {"token": token, "cells": [marks.get((i, j), []) for j in range(len(pair.target_tokens))]}
+        for i, token in enumerate(pair.source_tokens)
+    ]
+
+
+def layer_grid(pair: SentencePair, layer: Layer) -> list[dict[str, Any]]:
+    cells = {(int(i), int(j)): kind for i, j, kind, *_ in layer.links or []}
+    return [
+        {"token": token, "cells": [cells.get((i, j), "") for j in range(len(pair.target_tokens))]}
+        for i, token in enumerate(pair.source_tokens)
+    ]
