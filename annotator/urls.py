@@ -48,6 +48,11 @@ urlpatterns = [
     path("projects/<id:project_id>/settings/", setup.project_settings, name="project-settings"),
     path("projects/<id:project_id>/pairs/", pairs.pairs_page, name="project-pairs"),
     path("projects/<id:project_id>/pairs/<id:pair_id>/", pairs.pair_view, name="project-pair"),
+    path(
+        "projects/<id:project_id>/pairs/<id:pair_id>/gold/restore/",
+        adjudication.restore_gold_version,
+        name="project-pair-gold-restore",
+    ),
     path("projects/<id:project_id>/archive/", setup.project_archive, name="project-archive"),
     path(
         "projects/<id:project_id>/jobs/selftest/",

@@ -4,13 +4,17 @@ through the API (``annotator/api/gold.py``). Leads and staff only."""
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from annotator.gold import selectors as adjudication_selectors
 from annotator.gold.selectors import adjudication_payload
+from annotator.gold.services.gold import GoldError
+from annotator.gold.services.restore import restore_gold
 from annotator.models import Project, SentencePair
 from annotator.projects.views.lead import lead_page
 
@@ -35,3 +39,18 @@ def adjudication_list(request: HttpRequest, project: Project) -> HttpResponse:
     page = Paginator(rows, 100).get_page(request.GET.get("page"))
     return render(request, "annotator/lead_adjudication_list.html", {"project": project,
                                                                        "rows": page})  # fmt: skip
+
+
+@require_POST
+@lead_page
+def restore_gold_version(request: HttpRequest, project: Project, pair_id: int) -> HttpResponse:
+    """Restore an earlier gold version from the pair view (a new revision; nothing is lost)."""
+    pair = get_object_or_404(SentencePair, pk=pair_id, project=project)
+    try:
+        version = int(request.POST.get("version", ""))
+        gold = restore_gold(pair=pair, version=version, author=request.user)
+    except (ValueError, GoldError) as exc:
+        messages.error(request, f"Not restored: {exc}")
+    else:
+        messages.success(request, f"Gold version {version} restored as version {gold.version}.")
+    return redirect("project-pair", project_id=project.pk, pair_id=pair.pk)

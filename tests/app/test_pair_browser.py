@@ -103,3 +103,34 @@ def test_annotators_never_see_others_work_here(client, request, corpus, who, cod
     pair = corpus["agree"]
     assert client.get(f"/projects/{pair.project_id}/pairs/").status_code == code
     assert client.get(f"/projects/{pair.project_id}/pairs/{pair.pk}/").status_code == code
+
+
+def test_an_earlier_gold_version_is_restored_as_a_new_revision(client, lead, corpus):
+    from annotator.gold.services.gold import set_gold
+
+    pair = corpus["agree"]
+    set_gold(pair=pair, links=[], origin="adjudicated", author=lead)  # v2: gold replaced by less
+    client.force_login(lead)
+    url = f"/projects/{pair.project_id}/pairs/{pair.pk}/gold/restore/"
+    assert (
+        b"Restore gold version 1"
+        in client.get(f"/projects/{pair.project_id}/pairs/{pair.pk}/").content
+    )
+    response = client.post(url, {"version": "1"})
+    assert response.status_code == 302
+    gold = GoldAlignment.objects.get(pair=pair)
+    assert gold.version == 3 and gold.links == [[0, 0, "S"], [1, 1, "S"]]
+    assert [r.links for r in gold.revisions.order_by("version")] == [
+        gold.links, [], gold.links,
+    ]  # fmt: skip
+    assert gold.revisions.get(version=3).note == "restored version 1"
+    client.post(url, {"version": "3"})  # the current one: refused, nothing written
+    assert GoldAlignment.objects.get(pair=pair).version == 3
+
+
+def test_annotators_cannot_restore_gold(client, annotator, corpus):
+    pair = corpus["agree"]
+    client.force_login(annotator)
+    url = f"/projects/{pair.project_id}/pairs/{pair.pk}/gold/restore/"
+    assert client.post(url, {"version": "1"}).status_code == 403
+    assert GoldAlignment.objects.get(pair=pair).version == 1

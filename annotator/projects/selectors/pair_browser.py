@@ -151,7 +151,7 @@ def pair_layers(*, pair: SentencePair) -> list[Layer]:
     if gold is not None:
         history = [{"version": r.version, "kind": r.get_origin_display(), "at": r.created_at,
                     "links": len(r.links), "author": r.author.get_username() if r.author else "",
-                    "seconds": None}
+                    "seconds": None, "note": r.note}
                    for r in gold.revisions.select_related("author").order_by("version")]  # fmt: skip
         layers.append(Layer("gold", "Gold", gold.links, gold.get_origin_display(), history))
     return layers
