@@ -16,6 +16,7 @@ from annotator.models import (
     SentencePair,
     Subcorpus,
 )
+from annotator.seeding.services import gold_pair_count
 
 pytestmark = pytest.mark.django_db
 
@@ -47,7 +48,10 @@ def test_setup_demo_creates_project_users_subcorpora_trial_and_gold(capsys):
     assert set(trial.values_list("subcorpus__name", flat=True)) == {"mtc", "news", "novels"}
     gold = GoldAlignment.objects.filter(pair__project=project)
     assert gold.count() >= 9
-    assert not gold.filter(pair__is_trial=True).exists()  # trial pairs never become gold
+    # Every trial pair has its reference (so trial feedback shows on the first run, issue 31);
+    # references are never part of the gold corpus: the seeds' count leaves them out.
+    assert gold.filter(pair__is_trial=True).count() == trial.count()
+    assert gold_pair_count(project=project) == gold.count() - trial.count() >= 9
     for g in gold:  # the stored gold is valid for its pair and uses both labels overall
         g.full_clean()
     labels = {link[2] for g in gold for link in g.links}

@@ -3,7 +3,8 @@
 Creates (or brings back) the project "Demo: paraphrase alignment" with guidelines, the users
 ``lead`` (its lead), ``annotator1`` and ``annotator2`` with the fixed demo passwords below
 (reset on every run, so the printed ones always work), and 36 English paraphrase pairs in
-three subcorpora (mtc, news, novels), six of them trial pairs and twelve with a gold alignment.
+three subcorpora (mtc, news, novels): six trial pairs, each with a reference alignment (so trial
+feedback shows from the first pair), and twelve others with a gold alignment.
 Re-running never duplicates anything; pairs already in the project are left as they are.
 
 The demo passwords are published (README, this file), so the command refuses to run unless
