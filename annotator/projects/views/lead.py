@@ -16,8 +16,9 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
@@ -44,7 +45,7 @@ def lead_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         if project is None:
             raise Http404("No such project, or you are not a member of it.")
         if not access.can_manage_project(project=project, user=request.user):
-            return HttpResponseForbidden("Only the project's leads may open this page.")
+            raise PermissionDenied("Only the project's leads may open this page.")
         return view(request, project, **kwargs)
 
     return wrapper

@@ -8,7 +8,8 @@ from typing import Any
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
@@ -40,7 +41,7 @@ def _settings(form: ProjectForm) -> dict[str, Any]:
 @login_required
 def new_project(request: HttpRequest) -> HttpResponse:
     if not project_services.may_create_projects(user=request.user):
-        return HttpResponseForbidden("Only staff and project leads may create projects.")
+        raise PermissionDenied("Only staff and project leads may create projects.")
     form = ProjectForm(request.POST or None, initial={"source_language": "en",
                                                      "target_language": "en"})  # fmt: skip
     if request.method == "POST" and form.is_valid() and "preview" not in request.POST:
