@@ -129,18 +129,11 @@ def import_pairs(
     Raises CorpusImportError (a ValueError) with nothing written; ValueError for bad options.
     """
     name = source_name or "<input>"
-    _check_options(load_alignments_as, on_token_mismatch, max_length_ratio, subcorpus)
-    if annotator is not None and load_alignments_as != "annotator":
-        raise ValueError("annotator only applies to load_alignments_as='annotator'")
+    _check_options(load_alignments_as, on_token_mismatch, max_length_ratio, subcorpus, annotator)
     tick = progress or silent
     tick(0.0, f"checking {len(pairs)} pairs")
-    report = ImportReport(
-        files=[name],
-        load_alignments_as=load_alignments_as,
-        dry_run=dry_run,
-        pairs_read=len(pairs),
-        max_length_ratio=max_length_ratio,
-    )
+    report = ImportReport(files=[name], load_alignments_as=load_alignments_as, dry_run=dry_run,
+                          pairs_read=len(pairs), max_length_ratio=max_length_ratio)  # fmt: skip
     fixed_name = _check_input(
         pairs, project=project, name=name, mode=load_alignments_as, annotator=annotator
     )
@@ -287,7 +280,11 @@ def _settle_later(report: ImportReport) -> None:
 
 
 def _check_options(
-    mode: str | None, policy: str, max_ratio: float | None, subcorpus: str | None
+    mode: str | None,
+    policy: str,
+    max_ratio: float | None,
+    subcorpus: str | None,
+    annotator: AbstractBaseUser | str | None = None,
 ) -> None:
     if mode is not None and mode not in LOAD_MODES:
         raise ValueError(f"load_alignments_as must be one of {LOAD_MODES} or None, not {mode!r}")
@@ -299,6 +296,8 @@ def _check_options(
         reason = "empty name" if not subcorpus else subcorpus_problem(subcorpus)
         if reason:
             raise ValueError(f"subcorpus: {reason}")
+    if annotator is not None and mode != "annotator":
+        raise ValueError("annotator only applies to load_alignments_as='annotator'")
 
 
 # -- files ----------------------------------------------------------------------------------
