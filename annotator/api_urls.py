@@ -1,4 +1,6 @@
-"""The API's routes: one router; each module of ``annotator.api`` registers its viewsets here."""
+"""The API's routes, composed one level up from the features: one router holding each
+feature's viewsets (``annotator.<feature>.api``), plus the plain paths, the schema and its docs.
+A feature's API module declares its viewsets; only this module knows the URL layout."""
 
 from __future__ import annotations
 

@@ -10,6 +10,8 @@ from typing import Any
 from celery.signals import task_failure, worker_init, worker_ready
 from django.conf import settings
 
+from annotator.jobs.runner import fail_job, fail_stale_jobs
+
 logger = logging.getLogger(__name__)
 
 
@@ -39,8 +41,6 @@ def preload_seed_model(**_: Any) -> dict[str, float] | None:
 @worker_ready.connect
 def fail_stale_jobs_at_worker_start(**_: Any) -> None:
     """Jobs left running by a worker that was killed are failed when a worker starts."""
-    from annotator.jobs.runner import fail_stale_jobs
-
     try:
         fail_stale_jobs()
     except Exception:  # never stop a worker from starting over this
@@ -63,8 +63,6 @@ def fail_job_of_failed_task(
     if not isinstance(job_id, int):
         return
     from billiard.exceptions import WorkerLostError
-
-    from annotator.jobs.runner import fail_job
 
     if isinstance(exception, WorkerLostError):
         message = "Failed: worker lost"

@@ -7,6 +7,8 @@ including those inside functions: a lazy import still ties two modules together.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import grimp
 import pytest
 
@@ -108,3 +110,12 @@ def test_views_and_apis_call_only_their_own_features_services(graph):
             if len(other) > 2 and other[2] == "services" and other[1] != parts[1]:
                 crossings.append(f"{module} -> {imported}")
     assert crossings == []
+
+
+def test_the_import_contracts_hold():
+    """The layering contracts of pyproject.toml ([tool.importlinter]), checked as `lint-imports`
+    checks them, so `make test` fails on a broken layer whatever runs it."""
+    from importlinter.cli import lint_imports
+
+    config = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    assert lint_imports(config_filename=str(config), no_cache=True, no_logo=True) == 0

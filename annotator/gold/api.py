@@ -2,8 +2,8 @@
 
 ``GET /api/projects/{project_id}/pairs/{pair_id}/gold/`` → the gold (or null) and its revisions.
 ``PUT`` the same URL with ``{"version", "links", "note"}`` → the new gold (a new version and a
-GoldRevision through ``annotator.gold.services.gold``); 409 with the current gold when ``version`` is
-not the current one (0: the pair had none); 400 naming the bad link. Leads of the project (and
+GoldRevision through ``annotator.gold.services.gold``); 409 with the current gold when
+``version`` is not the current one (0: the pair had none); 400 naming the bad link. Leads of the project (and
 staff) only: annotators get 403, outsiders 404.
 """
 

@@ -1,6 +1,6 @@
 """The adjudication page (issue 8 §6): a doubly annotated pair's two annotations overlaid on
 the grid (``grid/render.js`` in overlay mode), edited with the grid's controls and saved as gold
-through the API (``annotator/api/gold.py``). Leads and staff only."""
+through the API (``annotator/gold/api.py``). Leads and staff only."""
 
 from __future__ import annotations
 

@@ -160,24 +160,7 @@ def _save_locked(
         # version waits here, then sees the new version and is refused.
         # The annotation and the seed's links come with the locked row (one query, not three);
         # only the assignment row is locked.
-        locked = (
-            Assignment.objects.select_for_update(of=_LOCK_OF)
-            .select_related("annotation", "seed")
-            .defer("seed__posteriors")
-            .get(pk=assignment.pk)
-        )
-        if locked.withdrawn_at is not None:
-            raise NotYourAssignment()
-        if locked.status == Assignment.Status.SUBMITTED:
-            raise AlreadySubmitted()
-        try:
-            annotation = locked.annotation
-        except Annotation.DoesNotExist:
-            annotation = None
-        current = annotation.version if annotation else 0
-        if base_version != current:
-            raise StaleVersion(based_on=base_version, current=annotation_state(assignment=locked))
-
+        locked, annotation = _lock_for_save(assignment, base_version)
         now = now or timezone.now()
         elapsed = _elapsed_seconds(user=user, now=now)
         if locked.seed_id is None and annotation is None:
@@ -200,21 +183,53 @@ def _save_locked(
             elapsed_seconds=elapsed,
         )
 
-        locked.last_activity_at = now
-        locked.started_at = locked.started_at or now
-        if kind == AnnotationRevision.Kind.SUBMIT:
-            locked.status, locked.submitted_at = Assignment.Status.SUBMITTED, now
-        elif locked.status == Assignment.Status.ASSIGNED:
-            locked.status = Assignment.Status.IN_PROGRESS
-        locked.save(
-            update_fields=["last_activity_at", "started_at", "status", "submitted_at", "seed"]
-        )
+        _mark_activity(locked, kind=kind, now=now)
         if kind == AnnotationRevision.Kind.SUBMIT:
             _after_submit(locked)
 
     for field in ("last_activity_at", "started_at", "status", "submitted_at", "seed_id"):
         setattr(assignment, field, getattr(locked, field))
     return SaveResult(annotation=annotation, revision=revision, assignment=assignment)
+
+
+def _lock_for_save(
+    assignment: Assignment, base_version: int
+) -> tuple[Assignment, Annotation | None]:
+    """Lock the assignment's row and check a save may go on: still the annotator's, not
+    submitted, and based on the current version (else the matching AnnotationError)."""
+    # The row lock serialises saves of one assignment: a second save based on the same
+    # version waits here, then sees the new version and is refused.
+    # The annotation and the seed's links come with the locked row (one query, not three);
+    # only the assignment row is locked.
+    locked = (
+        Assignment.objects.select_for_update(of=_LOCK_OF)
+        .select_related("annotation", "seed")
+        .defer("seed__posteriors")
+        .get(pk=assignment.pk)
+    )
+    if locked.withdrawn_at is not None:
+        raise NotYourAssignment()
+    if locked.status == Assignment.Status.SUBMITTED:
+        raise AlreadySubmitted()
+    try:
+        annotation = locked.annotation
+    except Annotation.DoesNotExist:
+        annotation = None
+    current = annotation.version if annotation else 0
+    if base_version != current:
+        raise StaleVersion(based_on=base_version, current=annotation_state(assignment=locked))
+    return locked, annotation
+
+
+def _mark_activity(locked: Assignment, *, kind: str, now: datetime) -> None:
+    """The assignment after a save: last activity now, started, in progress or submitted."""
+    locked.last_activity_at = now
+    locked.started_at = locked.started_at or now
+    if kind == AnnotationRevision.Kind.SUBMIT:
+        locked.status, locked.submitted_at = Assignment.Status.SUBMITTED, now
+    elif locked.status == Assignment.Status.ASSIGNED:
+        locked.status = Assignment.Status.IN_PROGRESS
+    locked.save(update_fields=["last_activity_at", "started_at", "status", "submitted_at", "seed"])
 
 
 def submit_annotation(

@@ -152,15 +152,9 @@ def run_job(
     the tail of its traceback. A job that is not queued (already running elsewhere, or finished)
     is left alone.
     """
-    now = timezone.now()
-    claimed = Job.objects.filter(pk=job_id, status=Job.Status.QUEUED).update(
-        status=Job.Status.RUNNING, started_at=now, heartbeat_at=now, progress=0, message="Started"
-    )
-    if not claimed:
-        state = Job.objects.filter(pk=job_id).values_list("status", flat=True).first()
-        logger.warning("job %s not run: it is %s", job_id, state or "missing")
+    job = _claim(job_id)
+    if job is None:
         return
-    job = Job.objects.get(pk=job_id)
     if work is None:
         try:
             work = work_for(job.kind)
@@ -192,6 +186,24 @@ def run_job(
         fail_job(job_id=job_id, message="Interrupted", error=error_text(exc) or repr(exc))
         raise
     heartbeat.stop()
+    _succeed(job_id, result, reporter.last_message)
+
+
+def _claim(job_id: int) -> Job | None:
+    """Mark a queued job running and return it; None (logged) when it is not queued."""
+    now = timezone.now()
+    claimed = Job.objects.filter(pk=job_id, status=Job.Status.QUEUED).update(
+        status=Job.Status.RUNNING, started_at=now, heartbeat_at=now, progress=0, message="Started"
+    )
+    if not claimed:
+        state = Job.objects.filter(pk=job_id).values_list("status", flat=True).first()
+        logger.warning("job %s not run: it is %s", job_id, state or "missing")
+        return None
+    return Job.objects.get(pk=job_id)
+
+
+def _succeed(job_id: int, result: dict[str, Any] | None, last_message: str) -> None:
+    """Record a job's returned result: succeeded at 100 %, its last message kept."""
     done = timezone.now()
     # A job the stale sweep failed meanwhile (no heartbeat for JOB_STALE_AFTER: the process
     # stalled, or the database was unreachable) did succeed: its work returned and committed.
@@ -204,7 +216,7 @@ def run_job(
             status=Job.Status.SUCCEEDED,
             progress=100,
             result=result,
-            message=reporter.last_message if reporter.last_message != "Started" else "Done",
+            message=last_message if last_message != "Started" else "Done",
             error="",
             heartbeat_at=done,
             finished_at=done,

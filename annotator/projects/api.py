@@ -359,47 +359,36 @@ class PairViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
         user, roles = request.user, self.user_roles()
         leads: dict[int, bool] = {}
         results = []
-        for (
-            pk,
-            project_id,
-            external_id,
-            subcorpus,
-            is_trial,
-            position,
-            source,
-            target,
-            metadata,
-            has_gold,
-            assignments,
-        ) in rows:
+        for row in rows:
+            project_id = row[1]
             lead = leads.get(project_id)
             if lead is None:
                 lead = leads[project_id] = (
                     access.role_in(roles, project_id, user) in access.LEAD_ROLES
                 )
-            results.append(
-                {
-                    "id": pk,
-                    "project": project_id,
-                    "external_id": external_id,
-                    "subcorpus": subcorpus,
-                    "is_trial": is_trial,
-                    "position": position,
-                    "source": source,
-                    "target": target,
-                    "metadata": metadata,
-                    "assignments": [
-                        {
-                            "id": a_pk,
-                            "annotator": username,
-                            "status": status,
-                            "slot": slot,
-                            "flag": flag,
-                        }
-                        for a_pk, annotator_id, username, status, slot, flag in assignments
-                        if lead or annotator_id == user.pk
-                    ],
-                    "has_gold": has_gold if lead else None,
-                }
-            )  # SentencePairSerializer's representation, built from the values directly
+            results.append(_pair_row(row, lead=lead, user_pk=user.pk))
         return self.paginator.get_paginated_response(results)
+
+
+def _pair_row(row: tuple, *, lead: bool, user_pk: int | None) -> dict[str, Any]:
+    """SentencePairSerializer's representation, built from ``page_rows``' values directly: a
+    lead sees every current assignment and the gold flag; others only their own assignment."""
+    pk, project_id, external_id, subcorpus, is_trial, position = row[:6]
+    source, target, metadata, has_gold, assignments = row[6:]
+    return {
+        "id": pk,
+        "project": project_id,
+        "external_id": external_id,
+        "subcorpus": subcorpus,
+        "is_trial": is_trial,
+        "position": position,
+        "source": source,
+        "target": target,
+        "metadata": metadata,
+        "assignments": [
+            {"id": a_pk, "annotator": username, "status": status, "slot": slot, "flag": flag}
+            for a_pk, annotator_id, username, status, slot, flag in assignments
+            if lead or annotator_id == user_pk
+        ],
+        "has_gold": has_gold if lead else None,
+    }

@@ -1,7 +1,7 @@
 """The agreement report of a project, as a job (issue 8 §4).
 
-The job reads the project's final annotations (``annotator.reports.selectors.reports``), hands them to
-``alignment_core.agreement.build_report`` — every figure comes from there — and stores the
+The job reads the project's final annotations (``annotator.reports.selectors.reports``), hands
+them to ``alignment_core.agreement.build_report`` — every figure comes from there — and stores the
 result as an ``AgreementReport`` with its parameters, the fingerprint of its inputs and the
 newest annotation revision it saw, so the dashboard opens instantly and can tell when it is
 stale.

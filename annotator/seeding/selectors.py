@@ -40,7 +40,7 @@ def uncertainty_order(assignments: QuerySet[Assignment]) -> tuple[QuerySet[Assig
 
 
 def seed_result_summary(result: Mapping[str, Any]) -> str | None:
-    """A seed job's result (``services.seeding.seed_project``) in words, for the lead: which
+    """A seed job's result (``seeding.services.seed_project``) in words, for the lead: which
     model seeded, how it did in cross-validation on the project's own gold beside the HMM
     alone, and what became of the assignments. None when ``result`` is not such a result."""
     try:

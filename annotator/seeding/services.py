@@ -84,24 +84,14 @@ def seed_project(
     )
     if not pairs:
         raise ValueError(f"project {project.name!r} has no sentence pairs to align")
-    index_of = {pair_id: n for n, (pair_id, _, _) in enumerate(pairs)}
     sentences = [(src, tgt) for _, src, tgt in pairs]
+    gold = _gold_by_index(project, pairs) if use_gold else {}
 
-    gold = {}
-    if use_gold:
-        gold_rows = GoldAlignment.objects.filter(pair__project=project, pair__is_trial=False)
-        gold = {index_of[g.pair_id]: to_alignment(g.links) for g in gold_rows}
-
-    options = {"identity_lexicon": project.monolingual, **(config or {})}
-    cfg = AlignerConfig(**options)
+    cfg = AlignerConfig(**{"identity_lexicon": project.monolingual, **(config or {})})
     lcfg = LinkModelConfig(min_gold_pairs=min_gold_pairs)
     report(0.01, f"training on {len(pairs)} pairs ({len(gold)} hand-aligned)")
     model = train_seed_model(
-        sentences,
-        gold,
-        config=cfg,
-        link_config=lcfg,
-        progress=part(report, 0.01, _TRAIN_SHARE),
+        sentences, gold, config=cfg, link_config=lcfg, progress=part(report, 0.01, _TRAIN_SHARE)
     )
     report(_TRAIN_SHARE, "aligning")
     evidence = {key: model.info.get(key) for key in EVIDENCE_KEYS}
@@ -124,55 +114,85 @@ def seed_project(
             gold_pairs=len(gold),
             note=note,
         )
-        # Align and write in chunks of pairs: a chunk's posterior matrices (floats) are the
-        # big thing, and only one chunk of them is alive at a time.
-        seed_of_pair: dict[int, int] = {}
-        links = 0
-        for start in range(0, len(pairs), chunk_size):
-            chunk = sentences[start : start + chunk_size]
-            alignments, matrices = model.predict(chunk)
-            seeds = SeedAlignment.objects.bulk_create(
-                [
-                    SeedAlignment(
-                        pair_id=pair_id,
-                        aligner_run=run,
-                        links=alignment.to_links(),
-                        posteriors=quantise_posteriors(matrix),
-                        uncertainty=uncertainty(matrix),
-                    )
-                    for (pair_id, _, _), alignment, matrix in zip(
-                        pairs[start : start + chunk_size], alignments, matrices, strict=True
-                    )
-                ],
-                batch_size=2000,
-            )
-            seed_of_pair.update((seed.pair_id, seed.pk) for seed in seeds)
-            links += sum(len(a) for a in alignments)
-            done = min(start + chunk_size, len(pairs))
-            report(
-                _TRAIN_SHARE + (0.99 - _TRAIN_SHARE) * done / len(pairs),
-                f"aligned and wrote {done} of {len(pairs)} pairs",
-            )
-        unstarted = list(
-            Assignment.objects.select_for_update(of=("self",))
-            .filter(
-                pair__project=project, status=Assignment.Status.ASSIGNED, annotation__isnull=True
-            )
-            .only("id", "pair_id", "seed_id")
-        )
-        for assignment in unstarted:
-            assignment.seed_id = seed_of_pair[assignment.pair_id]
-        Assignment.objects.bulk_update(unstarted, ["seed"], batch_size=2000)
-        started = Assignment.objects.filter(pair__project=project).count() - len(unstarted)
+        seed_of_pair, links = _write_seeds(run, model, pairs, chunk_size, report)
+        reseeded, kept = _reseed_unstarted(project, seed_of_pair)
 
-    report(1.0, f"Wrote {len(pairs)} seeds ({links} links); {len(unstarted)} assignments reseeded")
+    report(1.0, f"Wrote {len(pairs)} seeds ({links} links); {reseeded} assignments reseeded")
+    counts = {"pairs": len(pairs), "gold_pairs": len(gold), "links": links}
+    counts.update(assignments_reseeded=reseeded, assignments_kept=kept)
+    return _seed_summary(run=run, model=model, note=note, counts=counts, evidence=evidence)
+
+
+def _gold_by_index(project: Project, pairs: list[tuple]) -> dict[int, Any]:
+    """The project's non-trial gold as alignments, keyed by the pair's index in ``pairs``."""
+    index_of = {pair_id: n for n, (pair_id, _, _) in enumerate(pairs)}
+    gold_rows = GoldAlignment.objects.filter(pair__project=project, pair__is_trial=False)
+    return {index_of[g.pair_id]: to_alignment(g.links) for g in gold_rows}
+
+
+def _write_seeds(
+    run: AlignerRun, model: Any, pairs: list[tuple], chunk_size: int, report: Progress
+) -> tuple[dict[int, int], int]:
+    """Align and write the seeds in chunks of pairs: a chunk's posterior matrices (floats) are
+    the big thing, and only one chunk of them is alive at a time. Returns each pair's new seed
+    id and the number of links written."""
+    seed_of_pair: dict[int, int] = {}
+    links = 0
+    for start in range(0, len(pairs), chunk_size):
+        chunk = pairs[start : start + chunk_size]
+        alignments, matrices = model.predict([(src, tgt) for _, src, tgt in chunk])
+        seeds = SeedAlignment.objects.bulk_create(
+            [
+                SeedAlignment(
+                    pair_id=pair_id,
+                    aligner_run=run,
+                    links=alignment.to_links(),
+                    posteriors=quantise_posteriors(matrix),
+                    uncertainty=uncertainty(matrix),
+                )
+                for (pair_id, _, _), alignment, matrix in zip(
+                    chunk, alignments, matrices, strict=True
+                )
+            ],
+            batch_size=2000,
+        )
+        seed_of_pair.update((seed.pair_id, seed.pk) for seed in seeds)
+        links += sum(len(a) for a in alignments)
+        done = min(start + chunk_size, len(pairs))
+        report(
+            _TRAIN_SHARE + (0.99 - _TRAIN_SHARE) * done / len(pairs),
+            f"aligned and wrote {done} of {len(pairs)} pairs",
+        )
+    return seed_of_pair, links
+
+
+def _reseed_unstarted(project: Project, seed_of_pair: dict[int, int]) -> tuple[int, int]:
+    """Point every assignment nobody started at its pair's new seed; the started ones keep the
+    seed they began from. Returns (reseeded, kept)."""
+    unstarted = list(
+        Assignment.objects.select_for_update(of=("self",))
+        .filter(pair__project=project, status=Assignment.Status.ASSIGNED, annotation__isnull=True)
+        .only("id", "pair_id", "seed_id")
+    )
+    for assignment in unstarted:
+        assignment.seed_id = seed_of_pair[assignment.pair_id]
+    Assignment.objects.bulk_update(unstarted, ["seed"], batch_size=2000)
+    started = Assignment.objects.filter(pair__project=project).count() - len(unstarted)
+    return len(unstarted), started
+
+
+def _seed_summary(
+    *,
+    run: AlignerRun,
+    model: Any,
+    note: str,
+    counts: dict[str, int],
+    evidence: dict[str, Any],
+) -> dict[str, Any]:
+    """The JSON-able result of a seeding run (the job's result, the page's summary)."""
     return {
         "aligner_run": run.pk,
-        "pairs": len(pairs),
-        "gold_pairs": len(gold),
-        "links": links,
-        "assignments_reseeded": len(unstarted),
-        "assignments_kept": started,
+        **counts,
         "model": model.kind,
         "model_note": model.info.get("reason") or note,
         # cross-validated on the project's gold: the supervised model and, on the same pairs,

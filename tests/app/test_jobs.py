@@ -458,3 +458,22 @@ def test_an_unknown_job_kind_is_refused_before_anything_is_queued():
     with pytest.raises(KeyError, match="no work registered for job kind 'nonsense'"):
         start_job(kind="nonsense")
     assert not Job.objects.exists()
+
+
+def test_the_selftest_reports_progress_as_a_fraction_like_every_job(project):
+    """Every job's work reports ``progress(fraction, message)``; the self-test no longer
+    hands the reporter percents."""
+    seen: list[tuple[float, str]] = []
+
+    class Recorder:
+        def as_progress(self):
+            return lambda fraction, message: seen.append((fraction, message))
+
+        def progress(self, *args):  # the percent interface: must not be used
+            raise AssertionError("the self-test reported a percent")
+
+    job = Job(kind="selftest", project=project, params={"steps": 4, "delay": 0})
+    result = selftest.selftest_work(job, Recorder())
+    assert result["steps"] == 4
+    assert [f for f, _ in seen] == [0.0, 0.25, 0.5, 0.75, 1.0, 1.0]
+    assert seen[0][1] == "Counting to 4" and seen[-1][1] == "Counted to 4"

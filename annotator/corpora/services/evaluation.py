@@ -77,32 +77,7 @@ def evaluate_alignments(
         raise ValueError(f"pair {bare.id!r} has no alignment (a text-only file?)")
     gold = gold_for_evaluation(project=project) if gold is None else gold
     gold_by_id = {p.id: p for p in gold}
-    # Only the file's ids without gold are looked up (why: unknown, trial, no gold yet); two
-    # lists of every id in the query made the database compare each pair with each id.
-    without_gold = sorted({p.id for p in system if p.id not in gold_by_id})
-    others = dict(
-        SentencePair.objects.filter(project=project, external_id__in=without_gold).values_list(
-            "external_id", "is_trial"
-        )
-    )
-
-    matched: list[tuple[AlignedPair, AlignedPair]] = []
-    unmatched: list[dict[str, str]] = []
-    mismatched: list[dict[str, str]] = []
-    for pair in system:
-        ref = gold_by_id.get(pair.id)
-        if ref is None:
-            if pair.id not in others:
-                reason = "no pair with this id in the project"
-            elif others[pair.id]:
-                reason = "a trial pair (never gold)"
-            else:
-                reason = "the pair has no gold alignment yet"
-            unmatched.append({"id": pair.id, "reason": reason})
-        elif pair.source != ref.source or pair.target != ref.target:
-            mismatched.append({"id": pair.id, "reason": _mismatch(pair, ref)})
-        else:
-            matched.append((pair, ref))
+    matched, unmatched, mismatched = _match_to_gold(project, system, gold_by_id)
     seen = {p.id for p in system}
     missing = [p.id for p in gold if p.id not in seen]
     if not matched:
@@ -131,6 +106,39 @@ def evaluate_alignments(
         missing=missing,
     )
     return result
+
+
+def _match_to_gold(
+    project: Project, system: Sequence[AlignedPair], gold_by_id: dict[str, AlignedPair]
+) -> tuple[list[tuple[AlignedPair, AlignedPair]], list[dict[str, str]], list[dict[str, str]]]:
+    """The file's pairs matched to gold by id and tokens; those without gold, each with why;
+    those whose tokens differ from the gold pair's."""
+    # Only the file's ids without gold are looked up (why: unknown, trial, no gold yet); two
+    # lists of every id in the query made the database compare each pair with each id.
+    without_gold = sorted({p.id for p in system if p.id not in gold_by_id})
+    others = dict(
+        SentencePair.objects.filter(project=project, external_id__in=without_gold).values_list(
+            "external_id", "is_trial"
+        )
+    )
+    matched: list[tuple[AlignedPair, AlignedPair]] = []
+    unmatched: list[dict[str, str]] = []
+    mismatched: list[dict[str, str]] = []
+    for pair in system:
+        ref = gold_by_id.get(pair.id)
+        if ref is None:
+            if pair.id not in others:
+                reason = "no pair with this id in the project"
+            elif others[pair.id]:
+                reason = "a trial pair (never gold)"
+            else:
+                reason = "the pair has no gold alignment yet"
+            unmatched.append({"id": pair.id, "reason": reason})
+        elif pair.source != ref.source or pair.target != ref.target:
+            mismatched.append({"id": pair.id, "reason": _mismatch(pair, ref)})
+        else:
+            matched.append((pair, ref))
+    return matched, unmatched, mismatched
 
 
 @dataclass(frozen=True)

@@ -129,39 +129,18 @@ def import_pairs(
     Raises CorpusImportError (a ValueError) with nothing written; ValueError for bad options.
     """
     name = source_name or "<input>"
-    _check_options(load_alignments_as, on_token_mismatch, max_length_ratio, subcorpus)
-    if annotator is not None and load_alignments_as != "annotator":
-        raise ValueError("annotator only applies to load_alignments_as='annotator'")
+    _check_options(load_alignments_as, on_token_mismatch, max_length_ratio, subcorpus, annotator)
     tick = progress or silent
     tick(0.0, f"checking {len(pairs)} pairs")
-    report = ImportReport(
-        files=[name],
-        load_alignments_as=load_alignments_as,
-        dry_run=dry_run,
-        pairs_read=len(pairs),
-        max_length_ratio=max_length_ratio,
+    report = ImportReport(files=[name], load_alignments_as=load_alignments_as, dry_run=dry_run,
+                          pairs_read=len(pairs), max_length_ratio=max_length_ratio)  # fmt: skip
+    fixed_name = _check_input(
+        pairs, project=project, name=name, mode=load_alignments_as, annotator=annotator
     )
-    if not pairs:
-        raise CorpusImportError(
-            Problem("no sentence pairs to import: the input is empty (or only blank)", file=name)
-        )
-    per_pair_annotator = load_alignments_as == "annotator" and annotator is None
-    problems = check_pairs(
-        pairs,
-        file=name,
-        per_pair_annotator=per_pair_annotator,
-        max_tokens=project.max_tokens,
-    )
-    fixed_name: str | None = None
-    if load_alignments_as == "annotator" and annotator is not None:
-        fixed_name = annotator if isinstance(annotator, str) else annotator.get_username()
-        if reason := username_problem(fixed_name):
-            problems.insert(0, Problem(reason, file=name))
-    if problems:
-        raise CorpusImportError(problems)
     kept, report.dropped = filter_length_ratio(pairs, max_length_ratio)
     tick(0.1, "checked")
 
+    given = None if isinstance(annotator, str) else annotator
     with transaction.atomic():
         # One import at a time per project: positions and conflict checks stay true.
         Project.objects.select_for_update().filter(pk=project.pk).exists()
@@ -175,52 +154,120 @@ def import_pairs(
             on_token_mismatch=on_token_mismatch,
             report=report,
         )
-        users = resolve_annotators(
-            project=project,
-            names=sorted({load.annotator for load in plan.loads if load.annotator}),
-            given=None if isinstance(annotator, str) else annotator,
-            report=report,
-            create=False,
-        )
-        problems = check_alignment_conflicts(
-            mode=load_alignments_as,
-            loads=[load for load in plan.loads if load.pair_pk is not None],
-            users=users,
-            replace_gold=replace_gold,
-            file=name,
-        )
-        if problems:
-            raise CorpusImportError(problems)
+        _check_against_project(
+            project, plan, mode=load_alignments_as, given=given, replace_gold=replace_gold,
+            name=name, report=report,
+        )  # fmt: skip
         tick(0.25, "checked against the project")
 
         write_pairs(project=project, plan=plan, report=report, tick=part(tick, 0.25, 0.75))
         if plan.loads:
-            users = resolve_annotators(
-                project=project,
-                names=sorted({load.annotator for load in plan.loads if load.annotator}),
-                given=None if isinstance(annotator, str) else annotator,
-                report=report,
-                create=True,
-            )
-            for load in plan.loads:
-                if load.pair_pk is None:
-                    load.pair_pk = plan.new_pks[load.pair.id]
-            write_alignments(
-                project=project,
-                mode=load_alignments_as or "",
-                loads=plan.loads,
-                users=users,
-                replace_gold=replace_gold,
-                file=name,
-                report=report,
-                tick=part(tick, 0.75, 1.0),
-            )
+            _write_loads(
+                project, plan, mode=load_alignments_as or "", given=given,
+                replace_gold=replace_gold, name=name, report=report, tick=part(tick, 0.75, 1.0),
+            )  # fmt: skip
         if dry_run:
             transaction.set_rollback(True)
         elif settle:
             _settle_later(report)
     tick(1.0, "done")
     return report
+
+
+def _check_input(
+    pairs: Sequence[AlignedPair],
+    *,
+    project: Project,
+    name: str,
+    mode: str | None,
+    annotator: AbstractBaseUser | str | None,
+) -> str | None:
+    """Check the pairs on their own (before the database is asked anything); raise
+    CorpusImportError listing every problem. Returns the one annotator's name for
+    "annotator" mode with a given annotator, else None."""
+    if not pairs:
+        raise CorpusImportError(
+            Problem("no sentence pairs to import: the input is empty (or only blank)", file=name)
+        )
+    per_pair_annotator = mode == "annotator" and annotator is None
+    problems = check_pairs(
+        pairs,
+        file=name,
+        per_pair_annotator=per_pair_annotator,
+        max_tokens=project.max_tokens,
+    )
+    fixed_name: str | None = None
+    if mode == "annotator" and annotator is not None:
+        fixed_name = annotator if isinstance(annotator, str) else annotator.get_username()
+        if reason := username_problem(fixed_name):
+            problems.insert(0, Problem(reason, file=name))
+    if problems:
+        raise CorpusImportError(problems)
+    return fixed_name
+
+
+def _check_against_project(
+    project: Project,
+    plan: Any,
+    *,
+    mode: str | None,
+    given: AbstractBaseUser | None,
+    replace_gold: bool,
+    name: str,
+    report: ImportReport,
+) -> None:
+    """Refuse alignments that would overwrite different work already in the project."""
+    users = resolve_annotators(
+        project=project,
+        names=sorted({load.annotator for load in plan.loads if load.annotator}),
+        given=given,
+        report=report,
+        create=False,
+    )
+    problems = check_alignment_conflicts(
+        mode=mode,
+        loads=[load for load in plan.loads if load.pair_pk is not None],
+        users=users,
+        replace_gold=replace_gold,
+        file=name,
+    )
+    if problems:
+        raise CorpusImportError(problems)
+
+
+def _write_loads(
+    project: Project,
+    plan: Any,
+    *,
+    mode: str,
+    given: AbstractBaseUser | None,
+    replace_gold: bool,
+    name: str,
+    report: ImportReport,
+    tick: Progress,
+) -> None:
+    """Write the plan's alignments, the annotators they need created first, each onto its pair
+    (new pairs have their primary keys now)."""
+    users = resolve_annotators(
+        project=project,
+        names=sorted({load.annotator for load in plan.loads if load.annotator}),
+        given=given,
+        report=report,
+        create=True,
+    )
+    for load in plan.loads:
+        if load.pair_pk is None:
+            load.pair_pk = plan.new_pks[load.pair.id]
+    write_alignments(
+        project=project,
+        mode=mode,
+        loads=plan.loads,
+        users=users,
+        replace_gold=replace_gold,
+        file=name,
+        report=report,
+        tick=tick,
+    )
 
 
 def _settle_later(report: ImportReport) -> None:
@@ -233,7 +280,11 @@ def _settle_later(report: ImportReport) -> None:
 
 
 def _check_options(
-    mode: str | None, policy: str, max_ratio: float | None, subcorpus: str | None
+    mode: str | None,
+    policy: str,
+    max_ratio: float | None,
+    subcorpus: str | None,
+    annotator: AbstractBaseUser | str | None = None,
 ) -> None:
     if mode is not None and mode not in LOAD_MODES:
         raise ValueError(f"load_alignments_as must be one of {LOAD_MODES} or None, not {mode!r}")
@@ -245,6 +296,8 @@ def _check_options(
         reason = "empty name" if not subcorpus else subcorpus_problem(subcorpus)
         if reason:
             raise ValueError(f"subcorpus: {reason}")
+    if annotator is not None and mode != "annotator":
+        raise ValueError("annotator only applies to load_alignments_as='annotator'")
 
 
 # -- files ----------------------------------------------------------------------------------

@@ -75,6 +75,7 @@ def plan_pairs(
     notes = _Notes()
     problems: list[Problem] = []
     matched: set[str] = set()
+    mismatch = _Mismatch(name, mode, fixed_name, on_token_mismatch, problems, report)
     for position, pair in kept:
         sub = pair.subcorpus or subcorpus or None
         row = stored.get(pair.id)
@@ -89,28 +90,9 @@ def plan_pairs(
                 reference = (row["source_tokens"], row["target_tokens"])
             else:
                 reference = (first[0].source, first[0].target)
-            given = (pair.source, pair.target)
-            if list(reference[0]) != list(given[0]) or list(reference[1]) != list(given[1]):
-                detail = describe_difference(reference, given)
-                if on_token_mismatch == "error":
-                    where = "in the project" if row is not None else "read earlier"
-                    problems.append(
-                        Problem(
-                            f"tokens differ from the pair already {where}: {detail} (a file "
-                            "may only attach alignments to a stored pair; to go on, choose the "
-                            "token-mismatch policy skip or same-shape)",
-                            file=name,
-                            pair_id=pair.id,
-                            position=position,
-                        )
-                    )
-                    continue
-                attach = on_token_mismatch == "same-shape" and same_shape(reference, given)
-                who = fixed_name or (pair.annotator if mode == "annotator" else None)
-                action = "attached" if attach else "skipped"
-                report.token_mismatches.append(TokenMismatch(pair.id, name, who, action, detail))
-                if not attach:
-                    continue
+            where = "in the project" if row is not None else "read earlier"
+            if not mismatch.tokens_agree(pair, position, reference, where):
+                continue
         if pair.alignment is None:
             notes.without_alignment += 1
             continue
@@ -130,6 +112,44 @@ def plan_pairs(
     report.pairs_matched = len(matched)
     report.warnings += _warnings(mode, notes)
     return plan
+
+
+@dataclass
+class _Mismatch:
+    """What to do with a pair whose tokens differ from the stored (or earlier) pair's."""
+
+    name: str
+    mode: str | None
+    fixed_name: str | None
+    policy: str
+    problems: list[Problem]
+    report: ImportReport
+
+    def tokens_agree(self, pair: AlignedPair, position: int, reference: tuple, where: str) -> bool:
+        """True when the pair's alignment may be loaded onto ``reference``'s tokens: they are
+        the same, or the policy attaches it (same-shape). Else the difference is a problem
+        ("error") or a reported skip, and False."""
+        given = (pair.source, pair.target)
+        if list(reference[0]) == list(given[0]) and list(reference[1]) == list(given[1]):
+            return True
+        detail = describe_difference(reference, given)
+        if self.policy == "error":
+            self.problems.append(
+                Problem(
+                    f"tokens differ from the pair already {where}: {detail} (a file "
+                    "may only attach alignments to a stored pair; to go on, choose the "
+                    "token-mismatch policy skip or same-shape)",
+                    file=self.name,
+                    pair_id=pair.id,
+                    position=position,
+                )
+            )
+            return False
+        attach = self.policy == "same-shape" and same_shape(reference, given)
+        who = self.fixed_name or (pair.annotator if self.mode == "annotator" else None)
+        action = "attached" if attach else "skipped"
+        self.report.token_mismatches.append(TokenMismatch(pair.id, self.name, who, action, detail))
+        return attach
 
 
 def _compare_flags(pair: AlignedPair, sub: str | None, row: dict[str, Any], notes: _Notes) -> None:

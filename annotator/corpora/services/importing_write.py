@@ -111,60 +111,76 @@ def check_alignment_conflicts(
     file: str,
 ) -> list[Problem]:
     """Problems loading onto pairs already stored; marks unchanged and replaceable loads."""
-    problems: list[Problem] = []
     if mode == "gold":
-        by_pair = {load.pair_pk: load for load in loads}
-        for chunk in chunks(list(by_pair), 500):
-            for gold in GoldAlignment.objects.filter(pair_id__in=chunk):
-                load = by_pair[gold.pair_id]
-                if to_alignment(gold.links) == load.pair.alignment:
-                    load.unchanged = True
-                elif replace_gold:
-                    load.existing = gold
-                else:
-                    problems.append(
-                        Problem(
-                            f"the pair already has a gold alignment ({gold.origin}) with other "
-                            "links; replacing it must be asked for (replace gold)",
-                            file=file,
-                            pair_id=load.pair.id,
-                            position=load.position,
-                        )
+        return _gold_conflicts(loads, replace_gold=replace_gold, file=file)
+    if mode == "annotator":
+        return _annotator_conflicts(loads, users=users, file=file)
+    return []
+
+
+def _gold_conflicts(
+    loads: Sequence[AlignmentLoad], *, replace_gold: bool, file: str
+) -> list[Problem]:
+    """Gold with other links is a problem unless replacing it was asked for."""
+    problems: list[Problem] = []
+    by_pair = {load.pair_pk: load for load in loads}
+    for chunk in chunks(list(by_pair), 500):
+        for gold in GoldAlignment.objects.filter(pair_id__in=chunk):
+            load = by_pair[gold.pair_id]
+            if to_alignment(gold.links) == load.pair.alignment:
+                load.unchanged = True
+            elif replace_gold:
+                load.existing = gold
+            else:
+                problems.append(
+                    Problem(
+                        f"the pair already has a gold alignment ({gold.origin}) with other "
+                        "links; replacing it must be asked for (replace gold)",
+                        file=file,
+                        pair_id=load.pair.id,
+                        position=load.position,
                     )
-    elif mode == "annotator":
-        keyed = {
-            (load.pair_pk, users[load.annotator].pk): load
-            for load in loads
-            if load.annotator in users
-        }
-        pair_pks = list({pk for pk, _ in keyed})
-        user_pks = list({uid for _, uid in keyed})
-        for chunk in chunks(pair_pks, 500):
-            rows = Assignment.objects.filter(pair_id__in=chunk, annotator_id__in=user_pks)
-            for assignment in rows.select_related("annotation"):
-                load = keyed.get((assignment.pair_id, assignment.annotator_id))
-                if load is None:
-                    continue
-                annotation = getattr(assignment, "annotation", None)
-                if annotation is None and assignment.status == Assignment.Status.ASSIGNED:
-                    load.existing = assignment  # assigned, not started: complete it
-                elif (
-                    annotation is not None
-                    and assignment.status == Assignment.Status.SUBMITTED
-                    and to_alignment(annotation.links) == load.pair.alignment
-                ):
-                    load.unchanged = True
-                else:
-                    problems.append(
-                        Problem(
-                            f"annotator {load.annotator!r} already has work on this pair "
-                            f"({assignment.status}, other links); an annotator's work is never "
-                            "overwritten",
-                            file=file,
-                            pair_id=load.pair.id,
-                            position=load.position,
-                        )
+                )
+    return problems
+
+
+def _annotator_conflicts(
+    loads: Sequence[AlignmentLoad], *, users: dict[str, Any], file: str
+) -> list[Problem]:
+    """An annotator's work is never overwritten: an assignment not started is completed, the
+    same submitted links are unchanged, anything else is a problem."""
+    problems: list[Problem] = []
+    keyed = {
+        (load.pair_pk, users[load.annotator].pk): load for load in loads if load.annotator in users
+    }
+    pair_pks = list({pk for pk, _ in keyed})
+    user_pks = list({uid for _, uid in keyed})
+    for chunk in chunks(pair_pks, 500):
+        rows = Assignment.objects.filter(pair_id__in=chunk, annotator_id__in=user_pks)
+        for assignment in rows.select_related("annotation"):
+            load = keyed.get((assignment.pair_id, assignment.annotator_id))
+            if load is None:
+                continue
+            annotation = getattr(assignment, "annotation", None)
+            if annotation is None and assignment.status == Assignment.Status.ASSIGNED:
+                load.existing = assignment  # assigned, not started: complete it
+            elif (
+                annotation is not None
+                and assignment.status == Assignment.Status.SUBMITTED
+                and to_alignment(annotation.links) == load.pair.alignment
+            ):
+                load.unchanged = True
+            else:
+                problems.append(
+                    Problem(
+                        f"annotator {load.annotator!r} already has work on this pair "
+                        f"({assignment.status}, other links); an annotator's work is never "
+                        "overwritten",
+                        file=file,
+                        pair_id=load.pair.id,
+                        position=load.position,
                     )
+                )
     return problems
 
 

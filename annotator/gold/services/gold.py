@@ -67,43 +67,10 @@ def set_gold_many(
         changed: list[GoldAlignment] = []
         for start in range(0, len(pair_ids), batch_size):
             chunk = pair_ids[start : start + batch_size]
-            shapes = {
-                pk: (len(src), len(tgt))
-                for pk, src, tgt in SentencePair.objects.filter(pk__in=chunk).values_list(
-                    "pk", "source_tokens", "target_tokens"
-                )
-            }
-            current = {
-                g.pair_id: g for g in GoldAlignment.objects.select_for_update().filter(
-                    pair_id__in=chunk
-                )
-            }  # fmt: skip
-            fresh, updated = [], []
-            for pk in chunk:
-                clean = normalize_links(links_by_pair[pk], *shapes[pk])
-                gold = current.get(pk)
-                if gold is None:
-                    gold = GoldAlignment(pair_id=pk, version=1)
-                    fresh.append(gold)
-                else:
-                    gold.version += 1
-                    updated.append(gold)
-                gold.links, gold.origin, gold.note = clean, origin, note
-                gold.adjudicator = author if origin == Origin.ADJUDICATED else None
-                gold.updated_at = timezone.now()
-            GoldAlignment.objects.bulk_create(fresh, batch_size=batch_size)
-            GoldAlignment.objects.bulk_update(
-                updated, ["version", "links", "origin", "note", "adjudicator", "updated_at"]
-            )
-            if any(g.pk is None for g in fresh):  # a backend that returns no primary keys
-                ids = dict(
-                    GoldAlignment.objects.filter(
-                        pair_id__in=[g.pair_id for g in fresh]
-                    ).values_list("pair_id", "pk")
-                )
-                for g in fresh:
-                    g.pk = ids[g.pair_id]
-            changed += fresh + updated
+            changed += _write_gold_rows(
+                {pk: links_by_pair[pk] for pk in chunk},
+                origin=origin, author=author, note=note, batch_size=batch_size,
+            )  # fmt: skip
         GoldRevision.objects.bulk_create(
             [
                 GoldRevision(
@@ -122,6 +89,49 @@ def set_gold_many(
         if first is not None:
             transaction.on_commit(lambda: _after_gold_written(project=first.project))
     return len(changed)
+
+
+def _write_gold_rows(
+    links_by_pair: Mapping[int, Any], *, origin: str, author: Any, note: str, batch_size: int
+) -> list[GoldAlignment]:
+    """Create or bump the GoldAlignment rows of one chunk of pairs (locked while they change);
+    returns them with their primary keys."""
+    shapes = {
+        pk: (len(src), len(tgt))
+        for pk, src, tgt in SentencePair.objects.filter(pk__in=list(links_by_pair)).values_list(
+            "pk", "source_tokens", "target_tokens"
+        )
+    }
+    current = {
+        g.pair_id: g
+        for g in GoldAlignment.objects.select_for_update().filter(pair_id__in=list(links_by_pair))
+    }
+    fresh, updated = [], []
+    for pk, links in links_by_pair.items():
+        clean = normalize_links(links, *shapes[pk])
+        gold = current.get(pk)
+        if gold is None:
+            gold = GoldAlignment(pair_id=pk, version=1)
+            fresh.append(gold)
+        else:
+            gold.version += 1
+            updated.append(gold)
+        gold.links, gold.origin, gold.note = clean, origin, note
+        gold.adjudicator = author if origin == Origin.ADJUDICATED else None
+        gold.updated_at = timezone.now()
+    GoldAlignment.objects.bulk_create(fresh, batch_size=batch_size)
+    GoldAlignment.objects.bulk_update(
+        updated, ["version", "links", "origin", "note", "adjudicator", "updated_at"]
+    )
+    if any(g.pk is None for g in fresh):  # a backend that returns no primary keys
+        ids = dict(
+            GoldAlignment.objects.filter(pair_id__in=[g.pair_id for g in fresh]).values_list(
+                "pair_id", "pk"
+            )
+        )
+        for g in fresh:
+            g.pk = ids[g.pair_id]
+    return fresh + updated
 
 
 def _after_gold_written(*, project: Project) -> None:

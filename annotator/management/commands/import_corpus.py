@@ -58,6 +58,7 @@ class Command(BaseCommand):
         "annotations), from one or more files into a project. All files or nothing."
     )
 
+    # long: one add_argument per option, each with its help text; a list, not logic to follow
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("files", nargs="+", metavar="FILE", help="files to import, in order")
         parser.add_argument("--project", required=True, help="project name")

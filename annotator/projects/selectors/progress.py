@@ -111,22 +111,24 @@ def project_progress(*, project: Project) -> ProjectProgress:
             if rate is not None and not r["pair__is_trial"]:
                 row.edit_rates.append(rate)
         if r["flag"]:
-            flagged.append(
-                FlaggedPair(
-                    assignment_id=r["id"],
-                    pair_id=r["pair_id"],
-                    external_id=r["pair__external_id"],
-                    subcorpus=sub,
-                    annotator=r["annotator__username"],
-                    reason=labels.get(r["flag"], r["flag"]),
-                    note=r["flag_note"],
-                    flagged_at=r["flagged_at"],
-                    status=r["status"],
-                )  # fmt: skip
-            )
+            flagged.append(_flagged_pair(r, sub, labels))
     flagged.sort(key=lambda f: (f.flagged_at is None, f.flagged_at), reverse=False)
     ordered_subs = sorted(subs.values(), key=lambda s: (s.name == TRIAL, s.name))
     return ProjectProgress(list(people.values()), ordered_subs, total, flagged)
+
+
+def _flagged_pair(r: dict[str, Any], sub: str, labels: dict[str, str]) -> FlaggedPair:
+    return FlaggedPair(
+        assignment_id=r["id"],
+        pair_id=r["pair_id"],
+        external_id=r["pair__external_id"],
+        subcorpus=sub,
+        annotator=r["annotator__username"],
+        reason=labels.get(r["flag"], r["flag"]),
+        note=r["flag_note"],
+        flagged_at=r["flagged_at"],
+        status=r["status"],
+    )
 
 
 def _edit_rate(r: dict[str, Any]) -> float | None:

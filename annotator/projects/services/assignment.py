@@ -117,31 +117,10 @@ def preview_assignment(*, project: Project, request: AssignmentRequest) -> Assig
             "id", "pair_id", "annotator_id", "status", "pair__is_trial"
         )
     )
-    pairs = list(
-        SentencePair.objects.filter(project=project).values("id", "is_trial", "subcorpus__name")
-    )
-    wanted = None if request.subcorpora is None else set(request.subcorpora)
     by_pair: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for a in active:
         by_pair[a["pair_id"]].append(a)
-
-    def is_open(pair_id: int) -> bool:
-        rows = by_pair.get(pair_id, [])
-        if not rows:
-            return True
-        return request.rebalance and all(r["status"] == Assignment.Status.ASSIGNED for r in rows)
-
-    to_plan, open_ids = [], set()
-    for p in pairs:
-        sub = p["subcorpus__name"] or NO_SUBCORPUS
-        if p["is_trial"]:  # the trial set is chosen as a whole, whatever its subcorpus
-            if request.include_trial:
-                to_plan.append(PairToPlan(p["id"], sub, True))
-        elif wanted is not None and sub not in wanted:
-            continue
-        elif is_open(p["id"]):
-            to_plan.append(PairToPlan(p["id"], sub))
-            open_ids.add(p["id"])
+    to_plan, open_ids = _pairs_to_plan(project, request, by_pair)
     to_withdraw = sorted(a["id"] for pid in open_ids for a in by_pair.get(pid, []))
     load = Counter(
         a["annotator_id"]
@@ -163,15 +142,45 @@ def preview_assignment(*, project: Project, request: AssignmentRequest) -> Assig
     )
     workloads = _workloads(users, active, plan, set(to_withdraw))
     subs = sorted({p.subcorpus for p in to_plan if not p.is_trial})
-    digest = hashlib.sha256(
-        json.dumps(
-            [
-                sorted((a.pair_id, a.annotator_id, a.slot or 0) for a in plan.assignments),
-                to_withdraw,
-            ]  # fmt: skip
-        ).encode()
-    ).hexdigest()[:16]
+    digest = _fingerprint(plan, to_withdraw)
     return AssignmentPreview(request, plan, workloads, subs, len(open_ids), to_withdraw, digest)
+
+
+def _pairs_to_plan(
+    project: Project, request: AssignmentRequest, by_pair: dict[int, list[dict[str, Any]]]
+) -> tuple[list[PairToPlan], set[int]]:
+    """The pairs the plan covers (the trial set as a whole when asked; else the requested
+    subcorpora's open pairs) and the ids of the open ones (nobody assigned, or, when
+    rebalancing, nobody started)."""
+    pairs = list(
+        SentencePair.objects.filter(project=project).values("id", "is_trial", "subcorpus__name")
+    )
+    wanted = None if request.subcorpora is None else set(request.subcorpora)
+
+    def is_open(pair_id: int) -> bool:
+        rows = by_pair.get(pair_id, [])
+        if not rows:
+            return True
+        return request.rebalance and all(r["status"] == Assignment.Status.ASSIGNED for r in rows)
+
+    to_plan, open_ids = [], set()
+    for p in pairs:
+        sub = p["subcorpus__name"] or NO_SUBCORPUS
+        if p["is_trial"]:  # the trial set is chosen as a whole, whatever its subcorpus
+            if request.include_trial:
+                to_plan.append(PairToPlan(p["id"], sub, True))
+        elif wanted is not None and sub not in wanted:
+            continue
+        elif is_open(p["id"]):
+            to_plan.append(PairToPlan(p["id"], sub))
+            open_ids.add(p["id"])
+    return to_plan, open_ids
+
+
+def _fingerprint(plan: Any, to_withdraw: list[int]) -> str:
+    """A short digest of what a plan writes: applying refuses a plan that changed since."""
+    rows = sorted((a.pair_id, a.annotator_id, a.slot or 0) for a in plan.assignments)
+    return hashlib.sha256(json.dumps([rows, to_withdraw]).encode()).hexdigest()[:16]
 
 
 def apply_assignment(
@@ -186,63 +195,74 @@ def apply_assignment(
                 "the project changed since the preview (new work or new assignments): "
                 "preview again before applying"
             )
-        now = timezone.now()
         record = AssignmentPlan.objects.create(
             project=project,
             created_by=created_by,
             params=request.params(),
-            summary={
-                "per_person": {
-                    w.user.get_username(): {
-                        "new": w.new,
-                        "first": w.first,
-                        "second": w.second,
-                        "single": w.single,
-                        "trial": w.trial,
-                        "withdrawn": w.withdrawn,
-                        "total": w.total,
-                        "by_subcorpus": w.by_subcorpus,
-                    }
-                    for w in preview.workloads
-                },  # fmt: skip
-                "pairs_planned": preview.plan.pairs_planned,
-                "double_pairs": preview.plan.double_pairs,
-                "assignments_created": len(preview.plan.assignments),
-                "assignments_withdrawn": len(preview.to_withdraw),
-            },
+            summary=_plan_summary(preview),
         )
-        planned = {(a.pair_id, a.annotator_id): a for a in preview.plan.assignments}
-        rows = Assignment.objects.select_for_update().filter(
-            pair_id__in={p for p, _ in planned} | _pair_ids(preview.to_withdraw)
-        )
-        kept, withdrawn = [], []
-        withdraw_ids = set(preview.to_withdraw)
-        for row in rows:
-            key = (row.pair_id, row.annotator_id)
-            if key in planned:  # the same person again (a rebalance, or withdrawn earlier)
-                target = planned.pop(key)
-                row.withdrawn_at, row.slot, row.plan = None, target.slot, record
-                kept.append(row)
-            elif row.pk in withdraw_ids:
-                row.withdrawn_at = now
-                withdrawn.append(row)
-        Assignment.objects.bulk_update(kept, ["withdrawn_at", "slot", "plan"])
-        Assignment.objects.bulk_update(withdrawn, ["withdrawn_at"])
-        seeds = latest_seeds(pair_ids=[a.pair_id for a in planned.values()])
-        Assignment.objects.bulk_create(
-            [
-                Assignment(
-                    pair_id=a.pair_id,
-                    annotator_id=a.annotator_id,
-                    slot=a.slot,
-                    plan=record,
-                    seed_id=seeds.get(a.pair_id),
-                )
-                for a in planned.values()
-            ],
-            batch_size=2000,
-        )
+        _write_plan(preview, record)
     return record
+
+
+def _plan_summary(preview: AssignmentPreview) -> dict[str, Any]:
+    """What a plan did, kept with it: each person's workload and the totals."""
+    return {
+        "per_person": {
+            w.user.get_username(): {
+                "new": w.new,
+                "first": w.first,
+                "second": w.second,
+                "single": w.single,
+                "trial": w.trial,
+                "withdrawn": w.withdrawn,
+                "total": w.total,
+                "by_subcorpus": w.by_subcorpus,
+            }
+            for w in preview.workloads
+        },
+        "pairs_planned": preview.plan.pairs_planned,
+        "double_pairs": preview.plan.double_pairs,
+        "assignments_created": len(preview.plan.assignments),
+        "assignments_withdrawn": len(preview.to_withdraw),
+    }
+
+
+def _write_plan(preview: AssignmentPreview, record: AssignmentPlan) -> None:
+    """Apply a previewed plan: the same person on the same pair again gets the row back (its
+    work kept), withdrawn rows are marked, the rest are new assignments on the latest seeds."""
+    now = timezone.now()
+    planned = {(a.pair_id, a.annotator_id): a for a in preview.plan.assignments}
+    rows = Assignment.objects.select_for_update().filter(
+        pair_id__in={p for p, _ in planned} | _pair_ids(preview.to_withdraw)
+    )
+    kept, withdrawn = [], []
+    withdraw_ids = set(preview.to_withdraw)
+    for row in rows:
+        key = (row.pair_id, row.annotator_id)
+        if key in planned:  # the same person again (a rebalance, or withdrawn earlier)
+            target = planned.pop(key)
+            row.withdrawn_at, row.slot, row.plan = None, target.slot, record
+            kept.append(row)
+        elif row.pk in withdraw_ids:
+            row.withdrawn_at = now
+            withdrawn.append(row)
+    Assignment.objects.bulk_update(kept, ["withdrawn_at", "slot", "plan"])
+    Assignment.objects.bulk_update(withdrawn, ["withdrawn_at"])
+    seeds = latest_seeds(pair_ids=[a.pair_id for a in planned.values()])
+    Assignment.objects.bulk_create(
+        [
+            Assignment(
+                pair_id=a.pair_id,
+                annotator_id=a.annotator_id,
+                slot=a.slot,
+                plan=record,
+                seed_id=seeds.get(a.pair_id),
+            )
+            for a in planned.values()
+        ],
+        batch_size=2000,
+    )
 
 
 def latest_seeds(*, pair_ids: list[int]) -> dict[int, int]:

@@ -97,14 +97,31 @@ def _per_level(by_level: dict, row: Any) -> list[dict]:
 
 
 def report_tables(result: dict) -> dict[str, Table]:
-    """Every table of the dashboard, by slug."""
+    """Every table of the dashboard, by slug, in the dashboard's order."""
+    agreement = result.get("agreement", {})
+    tables = [
+        *_score_tables(result),
+        _pairwise_table(result),
+        _classic_table(result),
+        _kappa_table(agreement),
+        _by_length_table(agreement),
+        _edit_rates_table(agreement),
+    ]
+    return {table.slug: table for table in tables}
+
+
+SEED_NOTE = (
+    "The seed is the test side and the annotator the reference, as in the paper; only "
+    "pairs with a seed count (Seed with aligner on the project page makes them)."
+)
+
+
+def _score_tables(result: dict) -> list[Table]:
+    """Tables 3 and 4 (A against B, word and phrase level) and Table 5 (the seed against each
+    annotator, both levels)."""
     agreement = result.get("agreement", {})
     sub = [Column("subcorpus", "Subcorpus")]
     who = [Column("annotator", "Annotator"), *sub]
-    seed_note = (
-        "The seed is the test side and the annotator the reference, as in the paper; only "
-        "pairs with a seed count (Seed with aligner on the project page makes them)."
-    )
     tables = [
         _score_table(
             "word",
@@ -129,8 +146,12 @@ def report_tables(result: dict) -> dict[str, Table]:
             for row in section.get(level, [])
         ]
         title = f"Table 5 ({level} level): the aligner's seed against each annotator"
-        tables.append(_score_table(f"seed-{level}", title, rows, who, seed_note))
-    pair_rows = [
+        tables.append(_score_table(f"seed-{level}", title, rows, who, SEED_NOTE))
+    return tables
+
+
+def _pairwise_table(result: dict) -> Table:
+    rows = [
         {
             "test": p["test"],
             "reference": p["reference"],
@@ -143,92 +164,93 @@ def report_tables(result: dict) -> dict[str, Table]:
         }
         for p in result.get("pairwise", [])
     ]
-    tables.append(
-        Table(
-            "pairwise",
-            "Every pair of annotators",
-            [
-                Column("test", "A (test)"),
-                Column("reference", "B (reference)"),
-                Column("pairs", "Shared pairs", INT),
-                Column("word_precision", "Word P sure", PCT),
-                Column("word_recall", "Word R sure", PCT),
-                Column("word_f1", "Word F1", PCT),
-                Column("phrase_f1", "Phrase F1", PCT),
-                Column("cohen", "Cohen's κ", KAPPA),
-            ],
-            pair_rows,
-            "Over the pairs both annotated; Cohen's κ over all cells, labels sure/possible/none.",
-        )
+    return Table(
+        "pairwise",
+        "Every pair of annotators",
+        [
+            Column("test", "A (test)"),
+            Column("reference", "B (reference)"),
+            Column("pairs", "Shared pairs", INT),
+            Column("word_precision", "Word P sure", PCT),
+            Column("word_recall", "Word R sure", PCT),
+            Column("word_f1", "Word F1", PCT),
+            Column("phrase_f1", "Phrase F1", PCT),
+            Column("cohen", "Cohen's κ", KAPPA),
+        ],
+        rows,
+        "Over the pairs both annotated; Cohen's κ over all cells, labels sure/possible/none.",
     )
-    tables.append(
-        Table(
-            "classic",
-            "Classic coefficients",
-            [
-                Column("name", "Coefficient"),
-                Column("value", "Value", KAPPA),
-                Column("items", "Over", TEXT),
-                Column("note", "Applies", TEXT),
-            ],
-            classic_rows(result),
-        )
+
+
+def _classic_table(result: dict) -> Table:
+    return Table(
+        "classic",
+        "Classic coefficients",
+        [
+            Column("name", "Coefficient"),
+            Column("value", "Value", KAPPA),
+            Column("items", "Over", TEXT),
+            Column("note", "Applies", TEXT),
+        ],
+        classic_rows(result),
     )
-    tables.append(
-        Table(
-            "kappa",
-            "κ_C, A against B",
-            [
-                LEVEL,
-                Column("pairs", "Pairs", INT),
-                *KAPPA_COLUMNS,
-                Column("skipped_empty", "Skipped (no units)", INT),
-                Column("samples", "J", INT),
-                Column("rng_seed", "Seed", INT),
-            ],
-            _per_level(agreement.get("kappa_c", {}), lambda k: [k]),
-            "κ_C needs the seed the annotators started from: pairs without one are left out.",
-        )
+
+
+def _kappa_table(agreement: dict) -> Table:
+    return Table(
+        "kappa",
+        "κ_C, A against B",
+        [
+            LEVEL,
+            Column("pairs", "Pairs", INT),
+            *KAPPA_COLUMNS,
+            Column("skipped_empty", "Skipped (no units)", INT),
+            Column("samples", "J", INT),
+            Column("rng_seed", "Seed", INT),
+        ],
+        _per_level(agreement.get("kappa_c", {}), lambda k: [k]),
+        "κ_C needs the seed the annotators started from: pairs without one are left out.",
     )
+
+
+def _by_length_table(agreement: dict) -> Table:
     by_length = agreement.get("by_length", {})
-    tables.append(
-        Table(
-            "by-length",
-            "θ̂, θ̂₀ and κ_C by length of the shorter sentence",
-            [
-                LEVEL,
-                Column("min_length", "From", INT),
-                Column("max_length", "To", INT),
-                Column("pairs", "Pairs", INT),
-                *KAPPA_COLUMNS,
-            ],
-            _per_level(
-                {level: by_length.get(level, []) for level in agreement.get("kappa_c", {})},
-                lambda bins: bins,
-            ),
-        )
+    return Table(
+        "by-length",
+        "θ̂, θ̂₀ and κ_C by length of the shorter sentence",
+        [
+            LEVEL,
+            Column("min_length", "From", INT),
+            Column("max_length", "To", INT),
+            Column("pairs", "Pairs", INT),
+            *KAPPA_COLUMNS,
+        ],
+        _per_level(
+            {level: by_length.get(level, []) for level in agreement.get("kappa_c", {})},
+            lambda bins: bins,
+        ),
     )
-    tables.append(
-        Table(
-            "edit-rates",
-            "Edit models of the chance model: p(L) = a + b·L, L = N + M",
-            [
-                LEVEL,
-                Column("annotator", "Annotator"),
-                Column("intercept", "a", NUM),
-                Column("slope", "b (per token)", NUM),
-                Column("pairs", "Fitted on pairs", INT),
+
+
+def _edit_rates_table(agreement: dict) -> Table:
+    return Table(
+        "edit-rates",
+        "Edit models of the chance model: p(L) = a + b·L, L = N + M",
+        [
+            LEVEL,
+            Column("annotator", "Annotator"),
+            Column("intercept", "a", NUM),
+            Column("slope", "b (per token)", NUM),
+            Column("pairs", "Fitted on pairs", INT),
+        ],
+        _per_level(
+            agreement.get("edit_rates", {}),
+            lambda models: [
+                {"annotator": name, **{k: v for k, v in m.items() if k != "points"}}
+                for name, m in models.items()
             ],
-            _per_level(
-                agreement.get("edit_rates", {}),
-                lambda models: [
-                    {"annotator": name, **{k: v for k, v in m.items() if k != "points"}}
-                    for name, m in models.items()
-                ],
-            ),
-        )
+        ),
     )
-    return {table.slug: table for table in tables}
 
 
 def classic_rows(result: dict) -> list[dict]:

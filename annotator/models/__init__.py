@@ -1,0 +1,48 @@
+"""The data model (issue 2 §4): one Django app, label ``annotator``, its tables in one module
+per feature and all of them importable from here. Links are stored compactly as
+``[[i, j, "S"|"P"], ...]``, 0-based, validated by ``annotator.links`` against the pair's token
+counts.
+
+Nothing an annotator saved is ever lost: every save of an Annotation appends an
+AnnotationRevision, every change of gold a GoldRevision, and both PROTECT what they describe;
+seeds are kept unchanged (the κ_C chance model needs them).
+"""
+
+from annotator.models.accounts import ApiToken
+from annotator.models.documents import Bead, DocumentPair
+from annotator.models.gold import GoldAlignment, GoldRevision
+from annotator.models.grid import Annotation, AnnotationRevision
+from annotator.models.jobs import Job
+from annotator.models.projects import (
+    Assignment,
+    AssignmentPlan,
+    LinksModel,
+    Membership,
+    Project,
+    SentencePair,
+    Subcorpus,
+)
+from annotator.models.reports import AgreementReport
+from annotator.models.seeding import POSTERIOR_SCALE, AlignerRun, SeedAlignment
+
+__all__ = [
+    "POSTERIOR_SCALE",
+    "AgreementReport",
+    "AlignerRun",
+    "Annotation",
+    "AnnotationRevision",
+    "ApiToken",
+    "Assignment",
+    "AssignmentPlan",
+    "Bead",
+    "DocumentPair",
+    "GoldAlignment",
+    "GoldRevision",
+    "Job",
+    "LinksModel",
+    "Membership",
+    "Project",
+    "SeedAlignment",
+    "SentencePair",
+    "Subcorpus",
+]

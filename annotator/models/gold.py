@@ -1,0 +1,58 @@
+"""Gold alignments and their history (a GoldRevision per change, kept forever)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from annotator.models.projects import LinksModel, SentencePair
+
+User = settings.AUTH_USER_MODEL
+
+
+class GoldAlignment(LinksModel):
+    class Origin(models.TextChoices):
+        SINGLE = "single", "Single annotation"
+        ADJUDICATED = "adjudicated", "Adjudicated"
+        IMPORTED = "imported", "Imported"
+
+    pair = models.OneToOneField(SentencePair, on_delete=models.CASCADE, related_name="gold")
+    origin = models.CharField(max_length=16, choices=Origin.choices)
+    adjudicator = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    note = models.TextField(blank=True)
+    version = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(origin__in=["single", "adjudicated", "imported"]),
+                name="gold_origin_valid",
+            )
+        ]
+
+    def _pair(self) -> SentencePair:
+        return self.pair
+
+
+class GoldRevision(models.Model):
+    """Every change of a pair's gold, kept forever (the GoldAlignment row is the latest)."""
+
+    # PROTECT: a gold alignment with history (and its pair and project) cannot be deleted.
+    gold = models.ForeignKey(GoldAlignment, on_delete=models.PROTECT, related_name="revisions")
+    version = models.PositiveIntegerField()
+    links = models.JSONField(default=list)
+    origin = models.CharField(max_length=16, choices=GoldAlignment.Origin.choices)
+    author = models.ForeignKey(User, null=True, on_delete=models.SET_NULL, related_name="+")
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["gold", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["gold", "version"], name="gold_revision_unique_version")
+        ]

@@ -1,0 +1,267 @@
+"""Projects and what they hold: members, subcorpora, sentence pairs, assignment plans and
+assignments; and ``LinksModel``, the base of every table that stores links (seeds,
+annotations, gold). Links are stored compactly as ``[[i, j, "S"|"P"], ...]``, 0-based,
+validated by ``annotator.links`` against the pair's token counts.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+
+from annotator.links import normalize_links
+
+User = settings.AUTH_USER_MODEL
+
+
+class Project(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+    description = models.TextField(blank=True)
+    guidelines = models.TextField(blank=True, help_text="Markdown, shown to annotators.")
+    double_annotation_share = models.FloatField(
+        default=1 / 3,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="Share of pairs given to two annotators (the paper: one third).",
+    )
+    monolingual = models.BooleanField(
+        default=True, help_text="Paraphrases in one language: the aligner adds an identity lexicon."
+    )
+    max_tokens = models.PositiveIntegerField(
+        default=250,
+        validators=[MinValueValidator(1)],
+        help_text="Longest sentence (tokens, either side) an import accepts.",
+    )
+    auto_retrain_every = models.PositiveIntegerField(
+        default=50,
+        help_text="Retrain the seeds after this many new gold pairs (0: never automatically).",
+    )
+    uncertainty_first = models.BooleanField(
+        default=False,
+        help_text="Serve unstarted pairs in order of the aligner's uncertainty (active learning).",
+    )
+    source_language = models.CharField(
+        max_length=16, blank=True, help_text="ISO 639-1 code of the source side (e.g. en)."
+    )
+    target_language = models.CharField(
+        max_length=16, blank=True, help_text="ISO 639-1 code of the target side (e.g. en)."
+    )
+    archived_at = models.DateTimeField(
+        null=True, blank=True, help_text="Archived projects leave the home list; nothing is lost."
+    )
+    created_by = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(double_annotation_share__gte=0) & Q(double_annotation_share__lte=1),
+                name="project_double_share_0_1",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        LEAD = "lead", "Lead"
+        ANNOTATOR = "annotator", "Annotator"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "user"], name="membership_unique"),
+            models.CheckConstraint(
+                condition=Q(role__in=["lead", "annotator"]), name="membership_role_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.role}) in {self.project}"
+
+
+class Subcorpus(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="subcorpora")
+    name = models.CharField(max_length=100)
+
+    class Meta:
+        verbose_name_plural = "subcorpora"
+        ordering = ["project", "name"]
+        constraints = [models.UniqueConstraint(fields=["project", "name"], name="subcorpus_unique")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SentencePair(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="pairs")
+    subcorpus = models.ForeignKey(
+        Subcorpus, null=True, blank=True, on_delete=models.PROTECT, related_name="pairs"
+    )
+    external_id = models.CharField(max_length=200)
+    position = models.PositiveIntegerField(default=0, help_text="Import order within the project.")
+    source_tokens = models.JSONField()
+    target_tokens = models.JSONField()
+    is_trial = models.BooleanField(
+        default=False, help_text="Trial pairs train annotators; never gold."
+    )
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "external_id"], name="pair_external_id_unique"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["project", "subcorpus"]),
+            models.Index(fields=["project", "position", "id"]),  # the list order, index-only
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project_id}:{self.external_id}"
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.source_tokens), len(self.target_tokens)
+
+    def clean(self) -> None:
+        for field in ("source_tokens", "target_tokens"):
+            tokens = getattr(self, field)
+            if (
+                not isinstance(tokens, list)
+                or not tokens
+                or not all(
+                    isinstance(t, str) and t and not any(c.isspace() for c in t) for t in tokens
+                )
+            ):
+                raise ValidationError({field: "must be a non-empty list of tokens without spaces"})
+        if self.subcorpus_id and self.subcorpus.project_id != self.project_id:
+            raise ValidationError({"subcorpus": "belongs to another project"})
+
+
+class LinksModel(models.Model):
+    """Mixin: a ``links`` field validated against the pair's grid in ``clean()``."""
+
+    links = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        abstract = True
+
+    def _pair(self) -> SentencePair:
+        raise NotImplementedError
+
+    def clean(self) -> None:
+        pair = self._pair()
+        try:
+            self.links = normalize_links(self.links, *pair.shape)
+        except ValidationError as exc:
+            raise ValidationError({"links": exc.messages}) from None
+
+
+class AssignmentPlan(models.Model):
+    """A record of one assignment of work: who asked, when, with what share and random seed,
+    and what it gave each person (``summary``)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="assignment_plans")
+    created_by = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    params = models.JSONField(default=dict, blank=True)
+    summary = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"assignment plan {self.pk} of {self.project}"
+
+
+class Assignment(models.Model):
+    class Status(models.TextChoices):
+        ASSIGNED = "assigned", "Assigned"
+        IN_PROGRESS = "in_progress", "In progress"
+        SUBMITTED = "submitted", "Submitted"
+
+    class Flag(models.TextChoices):
+        NONE = "", "Not flagged"
+        BAD_TOKENISATION = "bad_tokenisation", "Bad tokenisation"
+        NOT_PARAPHRASE = "not_paraphrase", "Not a paraphrase"
+        UNSURE = "unsure", "Unsure"
+        OTHER = "other", "Other"
+
+    pair = models.ForeignKey(SentencePair, on_delete=models.CASCADE, related_name="assignments")
+    # PROTECT: a user with work is deactivated, never deleted (their revisions would go too).
+    annotator = models.ForeignKey(User, on_delete=models.PROTECT, related_name="assignments")
+    plan = models.ForeignKey(
+        AssignmentPlan, null=True, blank=True, on_delete=models.SET_NULL, related_name="assignments"
+    )
+    slot = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="1 = first, 2 = second annotator of a doubly annotated pair (report A and B).",
+    )
+    flag = models.CharField(max_length=32, choices=Flag.choices, default="", blank=True)
+    flag_note = models.CharField(max_length=500, blank=True)
+    flagged_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Set when the lead unassigns: hidden from the queue, its work kept.",
+    )
+    last_activity_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last time the annotator opened or saved this pair."
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ASSIGNED)
+    seed = models.ForeignKey(
+        "annotator.SeedAlignment",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="assignments",
+        help_text="The seed the annotator starts (or started) from.",
+    )
+    assigned_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pair", "annotator"], name="assignment_unique"),
+            models.CheckConstraint(
+                condition=Q(status__in=["assigned", "in_progress", "submitted"]),
+                name="assignment_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="submitted") | Q(submitted_at__isnull=False),
+                name="assignment_submitted_has_time",
+            ),
+            models.CheckConstraint(
+                condition=Q(slot__isnull=True) | Q(slot__in=[1, 2]), name="assignment_slot_1_2"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["annotator", "status"]),
+            models.Index(fields=["pair", "slot"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.pair} → {self.annotator} ({self.status})"
+
+    @property
+    def is_started(self) -> bool:
+        return self.status != self.Status.ASSIGNED

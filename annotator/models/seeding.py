@@ -1,0 +1,59 @@
+"""The seeding aligner's runs and the seed alignments they wrote (never edited after)."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from annotator.models.projects import LinksModel, Project, SentencePair
+
+
+class AlignerRun(models.Model):
+    """One run of the seeding aligner over a project (or an imported set of seeds)."""
+
+    class Kind(models.TextChoices):
+        ALIGNER = "aligner", "Aligner"
+        IMPORTED = "imported", "Imported"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="aligner_runs")
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.ALIGNER)
+    job = models.ForeignKey(
+        "Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    config = models.JSONField(default=dict, blank=True)
+    gold_pairs = models.PositiveIntegerField(default=0, help_text="Hand-aligned pairs trained on.")
+    note = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} run {self.pk} on {self.project}"
+
+
+# Stored link posteriors take one byte a cell: round(POSTERIOR_SCALE·p). Written by the seeding
+# service, read by the grid; defined here, beside the field, once.
+POSTERIOR_SCALE = 255
+
+
+class SeedAlignment(LinksModel):
+    """What the aligner proposed for a pair in one run. Never edited after it is written."""
+
+    pair = models.ForeignKey(SentencePair, on_delete=models.CASCADE, related_name="seeds")
+    aligner_run = models.ForeignKey(AlignerRun, on_delete=models.CASCADE, related_name="seeds")
+    posteriors = models.BinaryField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="Link posteriors, one byte a cell (round(255·p)), row-major N×M; null if none.",
+    )
+    uncertainty = models.FloatField(
+        null=True, blank=True, help_text="The aligner's uncertainty about this pair (queue order)."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["pair", "aligner_run"], name="seed_unique")]
+
+    def _pair(self) -> SentencePair:
+        return self.pair
