@@ -10,7 +10,7 @@ Not part of the test suite or CI: run it by hand after a change that alters a pa
 ``--prepare`` (once per fresh demo database) gives the lead pages something to show: through
 the REST API, both demo annotators submit the trial pairs and the doubly annotated pairs
 (annotator1 loosens the seed, annotator2 widens it),
-annotator1 flags one pair and starts another, and the lead computes an agreement report (a job
+annotator1 flags the last pair only they have and starts another, and the lead computes an agreement report (a job
 the worker runs). Then Debian's Chromium (headless, through Playwright) takes each page at
 1400 × 900, and ImageMagick's ``convert`` (when present) quantises each PNG to 64 colours so
 it stays small.
@@ -109,7 +109,7 @@ def prepare(base: str) -> int:
     single = [r for r in rows["annotator1"] if r["pair"]["id"] not in both]
     if single:
         ann["annotator1"].post(
-            f"{base}/api/assignments/{single[0]['id']}/flag/",
+            f"{base}/api/assignments/{single[-1]['id']}/flag/",
             json={"reason": "not_paraphrase", "note": "the second sentence adds a claim"},
             timeout=30,
         )
