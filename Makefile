@@ -42,12 +42,16 @@ demo: migrate
 run: demo
 	$(PY) manage.py rundev --port $(PORT)
 
+# The suite runs on every core (pytest-xdist); PYTEST_ARGS narrows it (CI's SQLite pass).
+TEST_WORKERS ?= auto
+PYTEST_ARGS  ?=
 test: setup-dev
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 lint: setup-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 bench: setup-dev
 	$(PY) benchmarks/agreement.py
