@@ -183,6 +183,15 @@ class SplitRequest(MergeRequest):
     offset = serializers.IntegerField(min_value=1, max_value=10**7)
 
 
+class PairRequest(serializers.Serializer):
+    source = serializers.ListField(
+        child=serializers.IntegerField(min_value=0, max_value=10**7), min_length=1, max_length=8
+    )
+    target = serializers.ListField(
+        child=serializers.IntegerField(min_value=0, max_value=10**7), min_length=1, max_length=8
+    )
+
+
 class SendRequest(serializers.Serializer):
     subcorpus = serializers.CharField(max_length=100)
 
@@ -278,6 +287,15 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
     def split(self, request, pk=None):
         return self._run(request, SplitRequest, lambda dp, d: services.split_sentence(
             document_pair=dp, side=d["side"], index=d["index"], offset=d["offset"]))  # fmt: skip
+
+    @extend_schema(summary="Pair sentences by hand (an accepted bead; overlapping pending beads "
+                   "are rejected)", request=PairRequest,
+                   responses={200: ReviewState, **ERRORS},
+                   examples=[*_request({"source": [1], "target": [1]}), STATE_ANSWER])  # fmt: skip
+    @action(detail=True, methods=["post"])
+    def pair(self, request, pk=None):
+        return self._run(request, PairRequest, lambda dp, d: services.pair_by_hand(
+            document_pair=dp, source=d["source"], target=d["target"], user=request.user))  # fmt: skip
 
     @extend_schema(summary="Realign the document pair (a job; decisions are kept)", request=None,
                    responses={202: JobSerializer, **ERRORS},

@@ -359,3 +359,37 @@ def learn_from_decisions(*, project: Project) -> dict[str, Any]:
     Bead.objects.bulk_update([b for b, _ in pending], ["predicted"])
     return {"trained": True, "decisions": len(rows), "accepted": positives,
             "predicted": len(pending)}  # fmt: skip
+
+
+def pair_by_hand(
+    *, document_pair: DocumentPair, source: Sequence[int], target: Sequence[int], user: Any
+) -> Bead:
+    """A bead the lead makes (re-pairing sentences the aligner paired otherwise or left
+    unpaired): accepted, with no confidence. Pending beads that share a sentence with it are
+    rejected; a sentence already in an accepted or sent bead cannot be paired again."""
+    dp = document_pair
+    src, tgt = sorted(set(source)), sorted(set(target))
+    if not src or not tgt:
+        raise DocumentError("a pair needs at least one source and one target sentence")
+    if src[0] < 0 or src[-1] >= len(dp.source_sentences):
+        raise DocumentError(f"source sentences are numbered 0 to {len(dp.source_sentences) - 1}")
+    if tgt[0] < 0 or tgt[-1] >= len(dp.target_sentences):
+        raise DocumentError(f"target sentences are numbered 0 to {len(dp.target_sentences) - 1}")
+    with transaction.atomic():
+        beads = list(Bead.objects.select_for_update().filter(document_pair=dp))
+        overlapping = [b for b in beads if set(b.source) & set(src) or set(b.target) & set(tgt)]
+        fixed = [b for b in overlapping if b.pair_id or b.decision == Bead.Decision.ACCEPTED]
+        if fixed:
+            raise DocumentError(
+                f"bead {fixed[0].position + 1} already pairs some of these sentences and is "
+                "accepted or sent: reject it first"
+            )
+        now = timezone.now()
+        for b in overlapping:
+            b.decision, b.decided_by, b.decided_at = Bead.Decision.REJECTED, _user(user), now
+        Bead.objects.bulk_update(overlapping, ["decision", "decided_by", "decided_at"])
+        position = min([b.position for b in overlapping] or [len(beads)])
+        return Bead.objects.create(
+            document_pair=dp, position=position, source=src, target=tgt, confidence=None,
+            decision=Bead.Decision.ACCEPTED, decided_by=_user(user), decided_at=now,
+        )  # fmt: skip

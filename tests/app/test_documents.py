@@ -237,3 +237,26 @@ def test_the_pair_classifier_learns_a_planted_rule_from_the_leads_decisions(proj
     pending = [b for b in state["beads"] if b["decision"] == "pending" and not b["null"]]
     ranked = [b["source"][0] % 2 for b in pending if b["predicted"] is not None]
     assert ranked and sorted(ranked, reverse=True) == ranked  # every odd (planted) one first
+
+
+def test_pairing_by_hand_rejects_the_overlapping_proposals_and_keeps_accepted_ones(project, lead):
+    dp = make_pair(project, lead)
+    beads = sorted(services.align_document_pair(document_pair=dp), key=lambda b: b.position)
+    services.decide(bead=beads[0], decision="accepted", user=lead)
+    made = services.pair_by_hand(document_pair=dp, source=[1, 2], target=[1], user=lead)
+    assert (made.decision, made.confidence, made.source, made.target) == (
+        "accepted",
+        None,
+        [1, 2],
+        [1],
+    )
+    decisions = {b.pk: b.decision for b in Bead.objects.filter(document_pair=dp)}
+    assert decisions[beads[1].pk] == decisions[beads[2].pk] == "rejected"
+    assert decisions[beads[3].pk] == "pending"
+    with pytest.raises(DocumentError, match="already pairs some of these sentences"):
+        services.pair_by_hand(document_pair=dp, source=[0], target=[3], user=lead)
+    with pytest.raises(DocumentError, match="numbered 0 to 3"):
+        services.pair_by_hand(document_pair=dp, source=[9], target=[3], user=lead)
+    services.send_to_annotation(document_pairs=[dp], subcorpus="hand", user=lead, seed=False)
+    hand = SentencePair.objects.get(metadata__provenance__bead=made.pk)
+    assert hand.metadata["provenance"]["confidence"] is None

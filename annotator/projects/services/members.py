@@ -80,6 +80,28 @@ def create_annotator(*, project: Project, username: str) -> NewAccount:
     return NewAccount(user=user, password=password)
 
 
+def reset_password(*, project: Project, user: Any) -> NewAccount:
+    """A new random one-time password for an annotator of ``project`` (their old one stops
+    working). A lead may reset only annotators of their own project who lead no project and
+    are not staff: a lead never takes over another lead's or an administrator's account."""
+    membership = Membership.objects.filter(project=project, user=user).first()
+    if membership is None or membership.role != Membership.Role.ANNOTATOR:
+        raise MemberError("no such annotator in this project")
+    if (
+        user.is_staff
+        or user.is_superuser
+        or Membership.objects.filter(user=user, role=Membership.Role.LEAD).exists()
+    ):
+        raise MemberError(
+            f"{user.get_username()} leads a project or runs the site: only staff may reset "
+            "their password (in the admin)"
+        )
+    password = secrets.token_urlsafe(12)
+    user.set_password(password)
+    user.save(update_fields=["password"])
+    return NewAccount(user=user, password=password)
+
+
 def _keep_a_lead(project: Project, *, leaving: Any) -> None:
     others = Membership.objects.filter(project=project, role=Membership.Role.LEAD).exclude(
         user=leaving

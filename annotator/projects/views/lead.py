@@ -91,6 +91,9 @@ def members_page(request: HttpRequest, project: Project) -> HttpResponse:
                         project=project, username=new_form.cleaned_data["username"]
                     )
                     new_form = NewAnnotatorForm()
+            elif action == "reset":
+                user = get_object_or_404(User, pk=_int(request.POST.get("user")))
+                new_account = member_services.reset_password(project=project, user=user)
             elif action == "remove":
                 user = get_object_or_404(User, pk=_int(request.POST.get("user")))
                 withdrawn = member_services.remove_member(project=project, user=user)

@@ -148,13 +148,30 @@
     act("POST", "split/", { side, index: k, offset });
   }
 
+  function numbers(text, count) {
+    const found = String(text || "").split(/[\s,]+/).filter(Boolean).map(Number);
+    return found.every((n) => Number.isInteger(n) && n >= 1 && n <= count) ? found.map((n) => n - 1) : null;
+  }
+
+  function pairByHand() {
+    const bead = state.beads[current];
+    const side = bead.source.length ? "target" : "source";
+    const have = bead.source.length ? "source" : "target";
+    const count = state[`${side}_sentences`].length;
+    const answer = window.prompt(`Pair ${have} sentence(s) ${bead[have].map((k) => k + 1).join(", ")} with which ${side} sentence number(s)? (1 to ${count})`);
+    if (answer === null) return;
+    const other = numbers(answer, count);
+    if (!other || !other.length) return showError(`give ${side} sentence numbers from 1 to ${count}`);
+    act("POST", "pair/", { [have]: bead[have], [side]: other });
+  }
+
   const KEYS = {
     ArrowDown: () => select(current + 1, true), j: () => select(current + 1, true),
     ArrowUp: () => select(current - 1, true), k: () => select(current - 1, true),
     a: () => decide(state.beads[current], "accepted"),
     r: () => decide(state.beads[current], "rejected"),
     u: () => decide(state.beads[current], "pending"),
-    m: () => merge("source"), M: () => merge("target"),
+    m: () => merge("source"), M: () => merge("target"), p: () => pairByHand(),
     s: () => split("source"), S: () => split("target"),
   };
 
