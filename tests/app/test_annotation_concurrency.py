@@ -47,6 +47,7 @@ def race(assignment, user, version: int, links_per_thread: list[list]) -> list[o
     return outcomes
 
 
+@pytest.mark.integration  # PostgreSQL row locks (SQLite serialises writers: nothing to race)
 def test_two_saves_on_the_same_version_cannot_both_win(grid):
     need(connection.vendor == "postgresql", "PostgreSQL (DATABASE_URL=postgres://...)")
     assignment, me = grid.mine["b"], grid.annotator
