@@ -106,7 +106,10 @@ def _align_plain(src, tgt, cfg: ParallelConfig, plain) -> list[Bead]:
     n, m = len(src), len(tgt)
     src_len = np.array([max(len(s), 1) for s in src], dtype=np.float64)
     tgt_len = np.array([max(len(t), 1) for t in tgt], dtype=np.float64)
-    ratio = float(tgt_len.sum() / src_len.sum())
+    # Characters of target per character of source. The documents' totals include whatever
+    # one side adds (captions, notes), so the ratio is taken within [2/3, 3/2]. (Re-estimating
+    # it from the first pass's beads cost 0.015 strict F1 on Text+Berg dev.)
+    ratio = float(np.clip(tgt_len.sum() / src_len.sum(), 2 / 3, 3 / 2))
     width = cfg.band or int(min(m + 1, max(60, 2 * abs(n - m) + 40, 0.1 * max(n, m))))
     row_lo = diagonal_band(n, m, width)
     if cfg.mode == "gale-church":
