@@ -1,0 +1,255 @@
+"""Sentence alignment (issue 33): quality on Text+Berg dev, speed, and comparable documents.
+
+    .venv/bin/python benchmarks/sentalign.py [--data DIR] [--only quality|speed|comparable]
+        [--json FILE]
+
+* quality: strict and lax bead F1 (Vecalign's ``score.py`` definitions, ``sentalign.score``)
+  on ``textberg-dev`` (German–French, 468 / 554 sentences, 422 gold beads), for the full
+  aligner and for its plain Gale–Church mode (the same-run anchor), beside the published
+  figures on the 7-document test set (Gale–Church 0.686, hunalign 0.751, Bleualign 0.807,
+  Vecalign 0.902). Goal: strict ≥ 0.85, lax ≥ 0.95. The defaults were tuned on this set.
+* speed: wall time of the full aligner on a ~1,000-sentence document pair (dev twice over;
+  goal ≤ 2 s) and on two synthetic 10,000-sentence documents (dev's gold beads drawn at
+  random, so the gold is known; goal ≤ 30 s and ≤ 500 MB peak), each in a fresh process
+  (peak = its max RSS, interpreter and libraries included), beside the ``galechurch`` package
+  (pinned in requirements-bench.txt) on the same input.
+* comparable: document pairs built from Edinburgh++'s MTC paraphrase pairs (20 pairs a
+  document, targets shuffled, 20% of them dropped, 5 distractors from other documents added);
+  precision / recall of the proposed pairs, with WordNet / vectors / thesaurus if installed,
+  beside the same matching without them.
+
+The data folder defaults to ``$GRIDALIGN_SHARED_DATA`` or ``../shared/data`` beside the repo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from alignment_core.sentalign import ParallelConfig, align_parallel  # noqa: E402
+from alignment_core.sentalign.score import score_beads  # noqa: E402
+
+PUBLISHED = {"Gale-Church": 0.686, "hunalign": 0.751, "Bleualign": 0.807, "Vecalign": 0.902}
+GOAL_STRICT, GOAL_LAX = 0.85, 0.95
+
+
+def data_dir(arg: str | None) -> Path:
+    if arg:
+        return Path(arg)
+    return Path(os.environ.get("GRIDALIGN_SHARED_DATA", REPO.parent / "shared" / "data"))
+
+
+def read_textberg(folder: Path):
+    d = folder / "textberg-dev"
+    src = (d / "dev.de").read_text(encoding="utf-8").split("\n")[:-1]
+    tgt = (d / "dev.fr").read_text(encoding="utf-8").split("\n")[:-1]
+    gold = []
+    for line in (d / "dev.defr").read_text(encoding="utf-8").splitlines():
+        a, b = line.split(":")
+        gold.append((tuple(json.loads(a)), tuple(json.loads(b))))
+    return src, tgt, gold
+
+
+def quality(folder: Path) -> dict:
+    src, tgt, gold = read_textberg(folder)
+    out = {}
+    for name, cfg in (("full", ParallelConfig()), ("gale-church", ParallelConfig("gale-church"))):
+        t0 = time.perf_counter()
+        beads = align_parallel(src, tgt, config=cfg)
+        secs = time.perf_counter() - t0
+        s = score_beads([gold], [[(b.src, b.tgt) for b in beads]])
+        out[name] = {**s.as_dict(), "seconds": secs}
+    full, gc = out["full"], out["gale-church"]
+    print("Text+Berg dev (de-fr), bead F1        strict   lax    (P / R strict)")
+    for name, r in out.items():
+        print(
+            f"  {name:<13} {r['f1_strict']:.3f}   {r['f1_lax']:.3f}  "
+            f"({r['precision_strict']:.3f} / {r['recall_strict']:.3f})"
+        )
+    print(
+        f"  ratio full / Gale-Church (same run): strict {full['f1_strict'] / gc['f1_strict']:.2f}"
+        f", lax {full['f1_lax'] / gc['f1_lax']:.2f}"
+    )
+    print("  published (7-document test set, strict):")
+    for name, f1 in PUBLISHED.items():
+        print(f"    {name:<12} {f1:.3f}   ours/theirs {full['f1_strict'] / f1:.2f}")
+    print(
+        f"  goal strict >= {GOAL_STRICT}: {'met' if full['f1_strict'] >= GOAL_STRICT else 'NOT met'}"
+        f"; lax >= {GOAL_LAX}: {'met' if full['f1_lax'] >= GOAL_LAX else 'NOT met'}"
+    )
+    return out
+
+
+def synthetic(folder: Path, target_sentences: int, seed: int = 0):
+    """Dev's gold beads drawn at random until each side has ~``target_sentences`` sentences;
+    returns the two documents and their gold beads."""
+    src, tgt, gold = read_textberg(folder)
+    rng = random.Random(seed)
+    s_out: list[str] = []
+    t_out: list[str] = []
+    beads = []
+    while len(s_out) < target_sentences and len(t_out) < target_sentences:
+        a, b = rng.choice(gold)
+        si = tuple(range(len(s_out), len(s_out) + len(a)))
+        ti = tuple(range(len(t_out), len(t_out) + len(b)))
+        s_out.extend(src[i] for i in a)
+        t_out.extend(tgt[j] for j in b)
+        beads.append((si, ti))
+    return s_out, t_out, beads
+
+
+_CHILD = r"""
+import json, resource, sys, time
+sys.path.insert(0, {repo!r})
+sys.path.insert(0, {bench!r})
+from sentalign import synthetic, read_textberg
+from pathlib import Path
+folder, n, method = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+if n:
+    src, tgt, gold = synthetic(folder, n)
+else:
+    src, tgt, gold = read_textberg(folder)
+    k = len(src)
+    gold = gold + [(tuple(i + k for i in a), tuple(j + len(tgt) for j in b)) for a, b in gold]
+    src, tgt = src + src, tgt + tgt
+if method == "galechurch":
+    import galechurch
+    t0 = time.perf_counter()
+    r = galechurch.align(src, tgt, max_block_size=10**9)
+    secs = time.perf_counter() - t0
+    beads = [(tuple(range(b.source_start, b.source_end)),
+              tuple(range(b.target_start, b.target_end))) for b in r.beads]
+else:
+    from alignment_core.sentalign import align_parallel, ParallelConfig
+    align_parallel(src[:50], tgt[:50])  # load the compiled kernels (numba cache) first
+    t0 = time.perf_counter()
+    out = align_parallel(src, tgt)
+    secs = time.perf_counter() - t0
+    beads = [(b.src, b.tgt) for b in out]
+from alignment_core.sentalign.score import score_beads
+s = score_beads([gold], [beads])
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({{"n_src": len(src), "n_tgt": len(tgt), "seconds": secs, "peak_mb": peak,
+                  "f1_strict": s.f1_strict, "f1_lax": s.f1_lax}}))
+"""
+
+
+def _run_child(folder: Path, n: int, method: str, timeout: float) -> dict:
+    code = _CHILD.format(repo=str(REPO), bench=str(Path(__file__).parent))
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", code, str(folder), str(n), method],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return {"error": f"over {timeout:.0f} s"}
+    if run.returncode != 0:
+        return {"error": (run.stderr.strip().splitlines() or ["failed"])[-1]}
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def speed(folder: Path) -> dict:
+    out = {}
+    print("Speed (fresh process each; peak = max RSS)   seconds   peak MB   strict / lax F1")
+    for label, n, goal_s in (
+        ("~1,000 sentences (dev x2)", 0, 2.0),
+        ("10,000 synthetic", 10000, 30),
+    ):
+        ours = _run_child(folder, n, "full", 120)
+        anchor = _run_child(folder, n, "galechurch", 90)
+        out[label] = {"ours": ours, "galechurch": anchor}
+        for name, r in (("ours", ours), ("galechurch pkg", anchor)):
+            if "error" in r:
+                print(f"  {label:<27} {name:<15} {r['error']}")
+                continue
+            print(
+                f"  {label:<27} {name:<15} {r['seconds']:7.2f}   {r['peak_mb']:7.0f}   "
+                f"{r['f1_strict']:.3f} / {r['f1_lax']:.3f}   ({r['n_src']} x {r['n_tgt']})"
+            )
+        if "error" not in ours:
+            met = ours["seconds"] <= goal_s and (n == 0 or ours["peak_mb"] <= 500)
+            ratio = (
+                f"; time ours/package {ours['seconds'] / anchor['seconds']:.2f}"
+                if "error" not in anchor
+                else ""
+            )
+            print(f"    goal <= {goal_s} s{' and <= 500 MB' if n else ''}: "
+                  f"{'met' if met else 'NOT met'}{ratio}")  # fmt: skip
+    return out
+
+
+def comparable(folder: Path, seed: int = 0) -> dict:
+    from alignment_core.paraphrase.features import Resources
+    from alignment_core.sentalign.comparable import match_comparable
+
+    entries = json.loads((folder / "edinburgh" / "gold.train.sure.json").read_text("utf-8"))
+    entries += json.loads((folder / "edinburgh" / "gold.test.sure.json").read_text("utf-8"))
+    mtc = [(e["source"], e["target"]) for e in entries if e["id"].startswith("mtc")]
+    rng = random.Random(seed)
+    rng.shuffle(mtc)
+    docs = []
+    size = 20
+    for k in range(0, len(mtc) - size + 1, size):
+        chunk = mtc[k : k + size]
+        src = [s for s, _ in chunk]
+        keep = [i for i in range(size) if rng.random() >= 0.2]
+        others = [t for j, (_, t) in enumerate(mtc) if not k <= j < k + size]
+        tgt_items = [(chunk[i][1], i) for i in keep] + [(t, None) for t in rng.sample(others, 5)]
+        rng.shuffle(tgt_items)
+        gold = {(i, j) for j, (_, i) in enumerate(tgt_items) if i is not None}
+        docs.append((src, [t for t, _ in tgt_items], gold))
+    resources = Resources.load()
+    out = {}
+    print(f"Comparable documents from Edinburgh++ MTC: {len(docs)} document pairs, 20 sentences,")
+    print("  targets shuffled, 20% dropped, 5 distractors each    precision  recall   F1")
+    for name, res in (("with resources", resources), ("words only", None)):
+        tp = fp = fn = 0
+        t0 = time.perf_counter()
+        for src, tgt, gold in docs:
+            got = {(p.src, p.tgt) for p in match_comparable(src, tgt, resources=res)}
+            tp += len(got & gold)
+            fp += len(got - gold)
+            fn += len(gold - got)
+        p = tp / (tp + fp) if tp + fp else 0.0
+        r = tp / (tp + fn) if tp + fn else 0.0
+        f = 2 * p * r / (p + r) if p + r else 0.0
+        out[name] = {"precision": p, "recall": r, "f1": f, "seconds": time.perf_counter() - t0}
+        print(f"  {name:<52} {p:.3f}     {r:.3f}   {f:.3f}")
+    a, b = out["with resources"]["f1"], out["words only"]["f1"]
+    print(f"  ratio F1 with / without resources (same run): {a / b:.2f}" if b else "")
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data")
+    ap.add_argument("--only", choices=("quality", "speed", "comparable"))
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    folder = data_dir(args.data)
+    if not (folder / "textberg-dev").is_dir():
+        print(f"error: {folder} has no textberg-dev (set GRIDALIGN_SHARED_DATA or --data)")
+        return 1
+    results = {}
+    for name, fn in (("quality", quality), ("speed", speed), ("comparable", comparable)):
+        if args.only in (None, name):
+            results[name] = fn(folder)
+            print()
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
