@@ -13,8 +13,9 @@ Modules: ``vocab`` (ids, flat corpus), ``table`` (sparse translation table, jump
 ``ibm1`` / ``hmm`` (EM loops), ``supervised`` (observed counts from gold, seeds/004),
 ``features`` / ``link_model`` (the supervised link model),
 ``symmetrize`` (intersection … grow-diag-final-and), ``training`` / ``model`` (the API),
-``synthetic`` (benchmark corpus), ``_kernels`` (numba; ``GRIDALIGN_ALIGNER_PLAIN=1`` runs
-them as plain Python).
+``synthetic`` (benchmark corpus), ``_kernels`` (numba; an edge's
+``_kernels.use_plain_kernels(True)`` — the CLI's and Django's ``GRIDALIGN_ALIGNER_PLAIN=1`` —
+runs them as plain Python).
 
 How the defaults were chosen (``AlignerConfig``): on Edinburgh++'s *train* split only
 (``benchmarks/aligner_quality.py --dev``: unsupervised scored on the 714 train pairs; gold
@@ -31,9 +32,17 @@ runs as 2-fold cross-validation inside them); the test gold was read only to rep
 * ``t_smoothing`` 0: add-α raises non-identical recall but costs all-links precision.
 """
 
+from alignment_core.aligner._kernels import use_plain_kernels
 from alignment_core.aligner.config import AlignerConfig
 from alignment_core.aligner.model import AlignerModel
 from alignment_core.aligner.symmetrize import METHODS as SYMMETRIZATIONS
-from alignment_core.aligner.training import train
+from alignment_core.aligner.training import retrain, train
 
-__all__ = ["AlignerConfig", "AlignerModel", "SYMMETRIZATIONS", "train"]
+__all__ = [
+    "AlignerConfig",
+    "AlignerModel",
+    "SYMMETRIZATIONS",
+    "retrain",
+    "train",
+    "use_plain_kernels",
+]

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from alignment_core.aligner._kernels import jit
+from alignment_core.aligner._jit import jit
 
 _TINY = 1e-300
 _NEG_INF = -np.inf

@@ -13,7 +13,8 @@ Layout (all 0-based):
 * ``weights[n]`` scales pair n's expected counts; 0 skips the pair (hand-aligned pairs, whose
   counts are observed instead).
 
-The HMM's forward-backward and Viterbi kernels live in ``_hmm_kernels`` (same conventions).
+The HMM's forward-backward and Viterbi kernels live in ``_hmm_kernels`` (same conventions);
+``get_kernels`` hands out both modules' kernels as one namespace.
 
 Every kernel is self-contained (no calls to other jitted functions), so ``kernel.py_func`` is
 an exact plain-Python twin: ``get_kernels(plain=True)`` returns those.
@@ -22,15 +23,14 @@ an exact plain-Python twin: ``get_kernels(plain=True)`` returns those.
 from __future__ import annotations
 
 import math
-import os
 from types import SimpleNamespace
 
 import numpy as np
-from numba import njit
+
+from alignment_core.aligner import _hmm_kernels
+from alignment_core.aligner._jit import jit
 
 _TINY = 1e-300
-
-jit = njit(cache=True, nogil=True)
 
 
 @jit
@@ -355,17 +355,23 @@ def edit_distances(a, la, b, lb, out):
         out[k] = prev[m]
 
 
-def plain_requested() -> bool:
-    """True when ``GRIDALIGN_ALIGNER_PLAIN=1``: run the kernels as plain Python (slow; for checks)."""
-    return os.environ.get("GRIDALIGN_ALIGNER_PLAIN", "") not in ("", "0")
+# Whether ``get_kernels()`` hands out the plain-Python twins: chosen once by the process's edge
+# (the CLI, the Django project: ``GRIDALIGN_ALIGNER_PLAIN=1``), never read from the environment
+# here. Plain kernels give the same results, slowly; they are for checks.
+_PLAIN = {"default": False}
+
+
+def use_plain_kernels(plain: bool) -> None:
+    """Make ``get_kernels()`` (no argument) return the plain-Python twins (True) or the compiled
+    kernels (False) in this process. Called by an edge, from its own setting."""
+    _PLAIN["default"] = bool(plain)
 
 
 def get_kernels(plain: bool | None = None) -> SimpleNamespace:
-    """The kernels, compiled or (``plain``, default from the environment) their Python originals."""
+    """The kernels, compiled or (``plain``; default: what ``use_plain_kernels`` chose) their
+    Python originals."""
     if plain is None:
-        plain = plain_requested()
-    from alignment_core.aligner import _hmm_kernels
-
+        plain = _PLAIN["default"]
     found = {n: globals()[n] for n in _NAMES}
     found.update(
         hmm_forward_backward=_hmm_kernels.hmm_forward_backward,

@@ -13,7 +13,7 @@ instead, so new names and numbers still align to themselves.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +40,6 @@ from alignment_core.aligner.vocab import (
     normalise_tokens,
 )
 from alignment_core.alignment import Alignment
-from alignment_core.progress import Progress
 
 FORMAT_VERSION = 1
 R = TypeVar("R")
@@ -102,21 +101,6 @@ class AlignerModel:
         for d in (forward, backward):
             # store-precision parameters, so a saved and reloaded model aligns identically
             d.t = d.t.astype(np.float32).astype(np.float64)
-
-    def retrain(
-        self,
-        pairs: TokenPairs,
-        gold: Mapping[int, Alignment] | None = None,
-        progress: Progress | None = None,
-    ) -> AlignerModel:
-        """A new model trained from scratch with this model's config (e.g. once gold has grown).
-
-        EM restarts from uniform parameters: the result does not depend on this model's
-        parameters, only on ``pairs`` and ``gold`` (indices into ``pairs``, 0-based).
-        """
-        from alignment_core.aligner.training import train
-
-        return train(pairs, config=self.config, gold=gold, progress=progress)
 
     # -- training-time helpers ----------------------------------------------------------
     @property

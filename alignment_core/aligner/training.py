@@ -170,6 +170,21 @@ def train(
     return model
 
 
+def retrain(
+    model: AlignerModel,
+    pairs: TokenPairs,
+    gold: Mapping[int, Alignment] | None = None,
+    progress: Progress | None = None,
+) -> AlignerModel:
+    """A new model trained from scratch with ``model``'s config (e.g. once gold has grown).
+
+    EM restarts from uniform parameters: the result does not depend on ``model``'s
+    parameters, only on ``pairs`` and ``gold`` (indices into ``pairs``, 0-based). (A function
+    here, not a method of the model, so ``model`` never imports ``training``.)
+    """
+    return train(pairs, config=model.config, gold=gold, progress=progress)
+
+
 def _run_parallel(shared, cfg, kernels, runner, events, cancel, report, total):
     """Both directions in two threads; progress events are relayed from this thread."""
     done = 0
