@@ -33,7 +33,13 @@ import sys
 import numpy as np
 
 from alignment_core.aligner import SYMMETRIZATIONS, AlignerConfig, AlignerModel, train
-from alignment_core.aligner.link_model import MIN_GOLD_PAIRS, LinkModelConfig, train_seed_model
+from alignment_core.aligner.link_model import (
+    MIN_GOLD_PAIRS,
+    LinkModelConfig,
+    SeedResources,
+    train_seed_model,
+)
+from alignment_core.aligner.resources import resources_dir
 from alignment_core.alignment import AlignedPair, Alignment
 from alignment_core.formats import FORMATS, FormatError, read_pairs, write_pairs
 from alignment_core.progress import ProgressBar
@@ -226,11 +232,19 @@ def _run_supervised(args, corpus, sentences, gold, bar) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
+        resources = SeedResources.load(
+            resources_dir(),
+            wordnet=lcfg.wordnet,
+            vectors=lcfg.vectors,
+            thesaurus=lcfg.thesaurus,
+            tags=lcfg.tags,
+        )
         model = train_seed_model(
             sentences,
             gold,
             config=cfg,
             link_config=lcfg,
+            resources=resources,
             progress=bar,
         )
         bar(1.0, "aligning")

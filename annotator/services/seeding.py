@@ -29,6 +29,7 @@ from alignment_core.aligner.link_model import (
     EVIDENCE_KEYS,
     MIN_GOLD_PAIRS,
     LinkModelConfig,
+    installed_resources,
     train_seed_model,
     uncertainty,
 )
@@ -94,6 +95,7 @@ def seed_project(
         gold,
         config=cfg,
         link_config=lcfg,
+        resources=installed_resources(),
         progress=part(report, 0.01, _TRAIN_SHARE),
     )
     report(_TRAIN_SHARE, "aligning")
