@@ -6,3 +6,7 @@ the GIL (``nogil=True``: the directions and E-step chunks run in threads). Its o
 from numba import njit
 
 jit = njit(cache=True, nogil=True)
+
+# A part of a kernel, split out so a reader can hold each step: inlined into the kernel that
+# calls it (numba's IR-level inlining), so the compiled kernel is the one loop it was before.
+jit_part = njit(cache=True, nogil=True, inline="always")

@@ -16,16 +16,17 @@ Layout (all 0-based):
 The HMM's forward-backward and Viterbi kernels live in ``_hmm_kernels`` (same conventions);
 ``get_kernels`` hands out both modules' kernels as one namespace.
 
-Every kernel is self-contained (no calls to other jitted functions), so ``kernel.py_func`` is
-an exact plain-Python twin: ``get_kernels(plain=True)`` returns those.
+Every kernel has an exact plain-Python twin: ``get_kernels(plain=True)`` returns the kernels'
+Python originals, each calling the Python originals of the kernels it calls (``_plain_twins``).
 """
 
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
+from types import FunctionType, SimpleNamespace
 
 import numpy as np
+from numba.core.dispatcher import Dispatcher
 
 from alignment_core.aligner import _hmm_kernels
 from alignment_core.aligner._jit import jit
@@ -372,9 +373,33 @@ def get_kernels(plain: bool | None = None) -> SimpleNamespace:
     Python originals."""
     if plain is None:
         plain = _PLAIN["default"]
+    if plain:
+        found = {n: _plain_twins(globals())[n] for n in _NAMES}
+        twins = _plain_twins(vars(_hmm_kernels))
+        found.update(hmm_forward_backward=twins["hmm_forward_backward"])
+        found.update(hmm_viterbi=twins["hmm_viterbi"])
+        return SimpleNamespace(**found)
     found = {n: globals()[n] for n in _NAMES}
     found.update(
         hmm_forward_backward=_hmm_kernels.hmm_forward_backward,
         hmm_viterbi=_hmm_kernels.hmm_viterbi,
     )
-    return SimpleNamespace(**{n: (f.py_func if plain else f) for n, f in found.items()})
+    return SimpleNamespace(**found)
+
+
+_TWINS: dict[str, dict[str, object]] = {}
+
+
+def _plain_twins(module: dict[str, object]) -> dict[str, object]:
+    """A module's namespace in which every kernel is its plain-Python original, calling the
+    plain originals of the kernels it calls (a kernel's ``py_func`` alone would call their
+    compiled versions): the plain twin of a kernel split into parts is plain throughout."""
+    key = str(module["__name__"])
+    if key not in _TWINS:
+        twins = dict(module)
+        for name, value in module.items():
+            if isinstance(value, Dispatcher):
+                f = value.py_func
+                twins[name] = FunctionType(f.__code__, twins, f.__name__, f.__defaults__)
+        _TWINS[key] = twins
+    return _TWINS[key]
