@@ -247,6 +247,98 @@ def hmm_forward_backward(
     return ll
 
 
+@jit_part
+def _log_emissions(lem, t, cells, base, S, E, ss, se):
+    """``lem[e, s]``: log t(emitted word e | state word s), at least log(_TINY)."""
+    for e in range(E):
+        for s in range(S + 1):
+            lem[e, s] = math.log(max(t[cells[base + s * ss + e * se]], _TINY))
+
+
+@jit_part
+def _log_transitions(lA, S, jw, jclass, jofs, p0, end_jump):
+    """The log of the transition matrix (see the module notes); -inf where it is 0."""
+    n_end = 1 if end_jump else 0
+    for p in range(S + 1):
+        if S < 2:
+            for i in range(S):
+                lA[p, i] = math.log(1.0 - p0)
+            lA[p, S] = 0.0
+            continue
+        z = 0.0
+        for i in range(S + n_end):
+            z += jw[jclass[i - p + 1 + jofs]]
+        for i in range(S + 1):
+            if i == S and not end_jump:
+                lA[p, i] = 0.0
+                continue
+            a = jw[jclass[i - p + 1 + jofs]] / z if z > 0.0 else 0.0
+            if i < S:
+                a *= 1.0 - p0
+            lA[p, i] = math.log(a) if a > 0.0 else _NEG_INF
+
+
+@jit_part
+def _viterbi_forward(dr, dn, br, bn, best, barg, lem, lA, S, E, lp0):
+    """Best log scores of reaching each real state (``dr``) and null state (``dn``) at each
+    emitted position, with back-pointers (``br``, ``bn``). State codes: real state i -> i,
+    null state with last position p -> S + p."""
+    for p in range(S + 1):
+        best[p] = _NEG_INF
+        barg[p] = S + p
+    best[0] = 0.0
+    for e in range(E):
+        if e > 0:
+            best[0] = dn[e - 1, 0]
+            barg[0] = S
+            for p in range(1, S + 1):
+                if dr[e - 1, p - 1] >= dn[e - 1, p]:
+                    best[p] = dr[e - 1, p - 1]
+                    barg[p] = p - 1
+                else:
+                    best[p] = dn[e - 1, p]
+                    barg[p] = S + p
+        for i in range(S):
+            m = _NEG_INF
+            arg = barg[0]
+            for p in range(S + 1):
+                v = best[p] + lA[p, i]
+                if v > m:
+                    m = v
+                    arg = barg[p]
+            dr[e, i] = m + lem[e, i]
+            br[e, i] = arg
+        lnull = lp0 + lem[e, S]
+        for p in range(S + 1):
+            dn[e, p] = best[p] + lnull
+            bn[e, p] = barg[p]
+
+
+@jit_part
+def _viterbi_trace(out, o, dr, dn, br, bn, lA, S, E):
+    """The best last state (with the end factor), then back-pointers to the first: ``out[o +
+    e]`` = the real state at emitted position e, or -1 for a null one."""
+    m = _NEG_INF
+    state = S
+    for i in range(S):
+        v = dr[E - 1, i] + lA[i + 1, S]
+        if v > m:
+            m = v
+            state = i
+    for p in range(S + 1):
+        v = dn[E - 1, p] + lA[p, S]
+        if v > m:
+            m = v
+            state = S + p
+    for e in range(E - 1, -1, -1):
+        if state < S:
+            out[o + e] = state
+            state = br[e, state]
+        else:
+            out[o + e] = -1
+            state = bn[e, state - S]
+
+
 @jit
 def hmm_viterbi(
     src_off, tgt_off, cells, cell_off, lo, hi, transposed, t, jw, jclass, jofs, p0, end_jump,
@@ -266,7 +358,6 @@ def hmm_viterbi(
     best = np.empty(maxS + 1)
     barg = np.empty(maxS + 1, dtype=np.int64)
     lp0 = math.log(max(p0, _TINY))
-    n_end = 1 if end_jump else 0
     for n in range(lo, hi):
         N = src_off[n + 1] - src_off[n]
         M = tgt_off[n + 1] - tgt_off[n]
@@ -279,73 +370,7 @@ def hmm_viterbi(
             for e in range(E):
                 out[o + e] = -1
             continue
-        base = cell_off[n]
-        for e in range(E):
-            for s in range(S + 1):
-                lem[e, s] = math.log(max(t[cells[base + s * ss + e * se]], _TINY))
-        for p in range(S + 1):
-            if S < 2:
-                for i in range(S):
-                    lA[p, i] = math.log(1.0 - p0)
-                lA[p, S] = 0.0
-                continue
-            z = 0.0
-            for i in range(S + n_end):
-                z += jw[jclass[i - p + 1 + jofs]]
-            for i in range(S + 1):
-                if i == S and not end_jump:
-                    lA[p, i] = 0.0
-                    continue
-                a = jw[jclass[i - p + 1 + jofs]] / z if z > 0.0 else 0.0
-                if i < S:
-                    a *= 1.0 - p0
-                lA[p, i] = math.log(a) if a > 0.0 else _NEG_INF
-        # codes: real state i -> i, null state with last position p -> S + p
-        for p in range(S + 1):
-            best[p] = _NEG_INF
-            barg[p] = S + p
-        best[0] = 0.0
-        for e in range(E):
-            if e > 0:
-                best[0] = dn[e - 1, 0]
-                barg[0] = S
-                for p in range(1, S + 1):
-                    if dr[e - 1, p - 1] >= dn[e - 1, p]:
-                        best[p] = dr[e - 1, p - 1]
-                        barg[p] = p - 1
-                    else:
-                        best[p] = dn[e - 1, p]
-                        barg[p] = S + p
-            for i in range(S):
-                m = _NEG_INF
-                arg = barg[0]
-                for p in range(S + 1):
-                    v = best[p] + lA[p, i]
-                    if v > m:
-                        m = v
-                        arg = barg[p]
-                dr[e, i] = m + lem[e, i]
-                br[e, i] = arg
-            lnull = lp0 + lem[e, S]
-            for p in range(S + 1):
-                dn[e, p] = best[p] + lnull
-                bn[e, p] = barg[p]
-        m = _NEG_INF
-        state = S
-        for i in range(S):
-            v = dr[E - 1, i] + lA[i + 1, S]
-            if v > m:
-                m = v
-                state = i
-        for p in range(S + 1):
-            v = dn[E - 1, p] + lA[p, S]
-            if v > m:
-                m = v
-                state = S + p
-        for e in range(E - 1, -1, -1):
-            if state < S:
-                out[o + e] = state
-                state = br[e, state]
-            else:
-                out[o + e] = -1
-                state = bn[e, state - S]
+        _log_emissions(lem, t, cells, cell_off[n], S, E, ss, se)
+        _log_transitions(lA, S, jw, jclass, jofs, p0, end_jump)
+        _viterbi_forward(dr, dn, br, bn, best, barg, lem, lA, S, E, lp0)
+        _viterbi_trace(out, o, dr, dn, br, bn, lA, S, E)
