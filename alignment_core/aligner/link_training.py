@@ -118,8 +118,14 @@ def train_seed_model(
     )
     own = _count_own_links(model, pairs, gold, seen, stats, cfg, lcfg, report)
     report(1.0, "trained")
-    model.info = {
-        "gold_pairs": len(cells.index),
+    model.info = _supervised_info(len(cells.index), fitted, own, lcfg, use)
+    return model
+
+
+def _supervised_info(n_gold: int, fitted, own: list, lcfg, use: SeedResources) -> dict:
+    """What a supervised model says of itself (``SeedModel.info``)."""
+    return {
+        "gold_pairs": n_gold,
         "pseudo_gold_pairs": len(own),
         "pseudo_gold_links": sum(len(a.all_links) for a in own),
         "threshold": fitted.threshold,
@@ -132,7 +138,6 @@ def train_seed_model(
         "cv_hmm": fitted.cv_hmm,
         "link_config": lcfg.to_dict(),
     }
-    return model
 
 
 def _train_hmm(pairs: TokenPairs, config: AlignerConfig, gold, progress: Progress, share: float):
