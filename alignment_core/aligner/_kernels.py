@@ -29,7 +29,7 @@ import numpy as np
 from numba.core.dispatcher import Dispatcher
 
 from alignment_core.aligner import _hmm_kernels
-from alignment_core.aligner._jit import jit
+from alignment_core.aligner._jit import jit, jit_part
 
 _TINY = 1e-300
 
@@ -193,15 +193,8 @@ def observed_counts(
     once for NULL. Jumps go from the previous emitted word's linked states (or position -1)
     to this word's, weighted by both shares; NULL-aligned words keep the previous states.
     """
-    maxS = 1
-    maxE = 1
-    for g in range(len(pair_idx)):
-        n = pair_idx[g]
-        N = src_off[n + 1] - src_off[n]
-        M = tgt_off[n + 1] - tgt_off[n]
-        maxS = max(maxS, max(N, M))
-        maxE = max(maxE, max(N, M))
-    W = np.zeros((maxS, maxE))
+    maxS = _largest_gold_pair(src_off, tgt_off, pair_idx)
+    W = np.zeros((maxS, maxS))
     prev = np.zeros(maxS + 1)
     cur = np.zeros(maxS + 1)
     for g in range(len(pair_idx)):
@@ -212,46 +205,74 @@ def observed_counts(
             S, E, ss, se = M, N, 1, M + 1
         else:
             S, E, ss, se = N, M, M + 1, 1
-        base = cell_off[n]
-        for s in range(S):
-            for e in range(E):
-                W[s, e] = 0.0
-        for k in range(link_off[g], link_off[g + 1]):
-            if transposed:
-                W[link_t[k], link_s[k]] += link_w[k]
-            else:
-                W[link_s[k], link_t[k]] += link_w[k]
-        for p in range(S + 1):
-            prev[p] = 0.0
-        prev[0] = 1.0
+        _link_weights(W, S, E, link_s, link_t, link_w, link_off[g], link_off[g + 1], transposed)
+        _count_gold_pair(
+            W, prev, cur, cells, cell_off[n], S, E, ss, se, jclass, jofs, end_jump,
+            t_counts, jump_counts, row_counts,
+        )  # fmt: skip
+
+
+@jit_part
+def _largest_gold_pair(src_off, tgt_off, pair_idx):
+    """The longest sentence of the gold pairs (at least 1): the size of the work buffers."""
+    longest = 1
+    for g in range(len(pair_idx)):
+        n = pair_idx[g]
+        longest = max(longest, max(src_off[n + 1] - src_off[n], tgt_off[n + 1] - tgt_off[n]))
+    return longest
+
+
+@jit_part
+def _link_weights(W, S, E, link_s, link_t, link_w, lo, hi, transposed):
+    """``W[s, e]``: the summed weight of the gold links lo..hi-1 between state s and emitted
+    word e (the rest of the S×E block 0)."""
+    for s in range(S):
         for e in range(E):
-            tot = 0.0
-            for s in range(S):
-                tot += W[s, e]
-            if tot <= 0.0:
-                t_counts[cells[base + S * ss + e * se]] += 1.0
+            W[s, e] = 0.0
+    for k in range(lo, hi):
+        if transposed:
+            W[link_t[k], link_s[k]] += link_w[k]
+        else:
+            W[link_s[k], link_t[k]] += link_w[k]
+
+
+@jit_part
+def _count_gold_pair(
+    W, prev, cur, cells, base, S, E, ss, se, jclass, jofs, end_jump, t_counts, jump_counts,
+    row_counts,
+):  # fmt: skip
+    """One gold pair's whole counts (see ``observed_counts``) from its link weights ``W``."""
+    for p in range(S + 1):
+        prev[p] = 0.0
+    prev[0] = 1.0
+    for e in range(E):
+        tot = 0.0
+        for s in range(S):
+            tot += W[s, e]
+        if tot <= 0.0:
+            t_counts[cells[base + S * ss + e * se]] += 1.0
+            continue
+        for p in range(S + 1):
+            cur[p] = 0.0
+        for s in range(S):
+            share = W[s, e] / tot
+            if share == 0.0:
+                continue
+            t_counts[cells[base + s * ss + e * se]] += share
+            cur[s + 1] = share
+            if S < 2:
                 continue
             for p in range(S + 1):
-                cur[p] = 0.0
-            for s in range(S):
-                share = W[s, e] / tot
-                if share == 0.0:
-                    continue
-                t_counts[cells[base + s * ss + e * se]] += share
-                cur[s + 1] = share
-                if S < 2:
-                    continue
-                for p in range(S + 1):
-                    if prev[p] > 0.0:
-                        jump_counts[jclass[s - p + 1 + jofs]] += prev[p] * share
-                        row_counts[S, p] += prev[p] * share
-            for p in range(S + 1):
-                prev[p] = cur[p]
-        if end_jump and S >= 2:
-            for p in range(S + 1):
                 if prev[p] > 0.0:
-                    jump_counts[jclass[S - p + 1 + jofs]] += prev[p]
-                    row_counts[S, p] += prev[p]
+                    jump_counts[jclass[s - p + 1 + jofs]] += prev[p] * share
+                    row_counts[S, p] += prev[p] * share
+        for p in range(S + 1):
+            prev[p] = cur[p]
+    if end_jump and S >= 2:
+        for p in range(S + 1):
+            if prev[p] > 0.0:
+                jump_counts[jclass[S - p + 1 + jofs]] += prev[p]
+                row_counts[S, p] += prev[p]
 
 
 @jit
