@@ -280,46 +280,21 @@ class AlignerModel:
 
         def run(d: Direction, p: TrainedDirection) -> np.ndarray:
             post = np.zeros(int(post_off[-1]))
+            cells, cell_off, n = table.cells, table.cell_off, corpus.n_pairs
             if hmm:
                 kernels.hmm_forward_backward(
-                    corpus.src_off,
-                    corpus.tgt_off,
-                    table.cells,
-                    table.cell_off,
-                    weights,
-                    0,
-                    corpus.n_pairs,
-                    d.transposed,
-                    p.t,
-                    p.jump_weights,
-                    jclass,
-                    np.int64(jofs),
-                    self.config.null_prob,
-                    self.config.end_jump,
-                    False,
-                    np.zeros(0),
-                    np.zeros(n_classes),
-                    np.zeros((1, 1)),
-                    post,
-                    post_off,
-                )
+                    corpus.src_off, corpus.tgt_off, cells, cell_off, weights, 0, n, d.transposed,
+                    p.t, p.jump_weights, jclass, np.int64(jofs), self.config.null_prob,
+                    self.config.end_jump, False, np.zeros(0), np.zeros(n_classes),
+                    np.zeros((1, 1)), post, post_off,
+                )  # fmt: skip
             else:
                 out_off = corpus.src_off if d.transposed else corpus.tgt_off
                 out = np.empty(int(out_off[-1]), dtype=np.int64)
                 kernels.ibm1_decode(
-                    corpus.src_off,
-                    corpus.tgt_off,
-                    table.cells,
-                    table.cell_off,
-                    0,
-                    corpus.n_pairs,
-                    d.transposed,
-                    p.t,
-                    out,
-                    out_off,
-                    post,
-                    post_off,
-                )
+                    corpus.src_off, corpus.tgt_off, cells, cell_off, 0, n, d.transposed, p.t,
+                    out, out_off, post, post_off,
+                )  # fmt: skip
             return post
 
         fwd, bwd = self._both(run)
