@@ -253,39 +253,10 @@ def build_report(
     )
     say(f"Tables 3 and 4: {len(doubly)} doubly annotated pairs")
     report["agreement"] = _summary(both, settings, steps, edit_points=True)
-
-    report["against_seed"] = {}
-    for name in annotators:
-        mine = [r for r in records if name in r.annotations and r.seed is not None]
-        say(f"Table 5: seed against {name} on {len(mine)} pairs")
-        c = _Comparison(
-            mine,
-            [r.seed for r in mine],  # type: ignore[misc]  # filtered above
-            [r.annotations[name] for r in mine],
-            [SEED] * len(mine),
-            [name] * len(mine),
-        )
-        report["against_seed"][name] = {
-            "test": SEED,
-            "reference": name,
-            **_summary(c, settings, steps),
-        }
-
-    report["pairwise"] = []
-    if pairwise:
-        for a, b in combinations(annotators, 2):
-            shared = [r for r in records if a in r.annotations and b in r.annotations]
-            say(f"pairwise: {a} against {b} on {len(shared)} pairs")
-            c = _Comparison(
-                shared,
-                [r.annotations[a] for r in shared],
-                [r.annotations[b] for r in shared],
-                [a] * len(shared),
-                [b] * len(shared),
-            )
-            summary = _summary(c, settings, steps, with_kappa=pairwise_kappa_c)
-            report["pairwise"].append({"test": a, "reference": b, **summary})
-
+    report["against_seed"] = _against_seed(records, annotators, settings, steps)
+    report["pairwise"] = (
+        _pairwise(records, annotators, settings, steps, pairwise_kappa_c) if pairwise else []
+    )
     say(f"multi-rater agreement of {len(annotators)} annotators")
     multi = multi_rater_agreement((r.annotations for r in records), annotators)
     report["multi_rater"] = {
@@ -295,6 +266,41 @@ def build_report(
     }
     steps.progress(1.0, "agreement report done")
     return report
+
+
+def _against_seed(records, annotators, settings, steps) -> dict:
+    """Table 5: the seed against each annotator, on the pairs they annotated that have one."""
+    out = {}
+    for name in annotators:
+        mine = [r for r in records if name in r.annotations and r.seed is not None]
+        steps.next(f"Table 5: seed against {name} on {len(mine)} pairs")
+        c = _Comparison(
+            mine,
+            [r.seed for r in mine],  # type: ignore[misc]  # filtered above
+            [r.annotations[name] for r in mine],
+            [SEED] * len(mine),
+            [name] * len(mine),
+        )
+        out[name] = {"test": SEED, "reference": name, **_summary(c, settings, steps)}
+    return out
+
+
+def _pairwise(records, annotators, settings, steps, with_kappa: bool) -> list[dict]:
+    """Every pair of annotators on the pairs both annotated (κ_C only ``with_kappa``)."""
+    out = []
+    for a, b in combinations(annotators, 2):
+        shared = [r for r in records if a in r.annotations and b in r.annotations]
+        steps.next(f"pairwise: {a} against {b} on {len(shared)} pairs")
+        c = _Comparison(
+            shared,
+            [r.annotations[a] for r in shared],
+            [r.annotations[b] for r in shared],
+            [a] * len(shared),
+            [b] * len(shared),
+        )
+        summary = _summary(c, settings, steps, with_kappa=with_kappa)
+        out.append({"test": a, "reference": b, **summary})
+    return out
 
 
 def table_lines(rows: list[dict], title: str) -> list[str]:
