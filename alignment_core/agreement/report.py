@@ -258,14 +258,15 @@ def build_report(
         _pairwise(records, annotators, settings, steps, pairwise_kappa_c) if pairwise else []
     )
     say(f"multi-rater agreement of {len(annotators)} annotators")
-    multi = multi_rater_agreement((r.annotations for r in records), annotators)
-    report["multi_rater"] = {
-        **multi.as_dict(),
-        "fleiss_items": multi.fleiss_items,
-        "alpha_items": multi.alpha_items,
-    }
+    report["multi_rater"] = _multi_rater(records, annotators)
     steps.progress(1.0, "agreement report done")
     return report
+
+
+def _multi_rater(records, annotators) -> dict:
+    """Fleiss' κ and Krippendorff's α over every annotator, with the items each counted."""
+    multi = multi_rater_agreement((r.annotations for r in records), annotators)
+    return {**multi.as_dict(), "fleiss_items": multi.fleiss_items, "alpha_items": multi.alpha_items}
 
 
 def _against_seed(records, annotators, settings, steps) -> dict:

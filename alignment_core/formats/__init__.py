@@ -188,6 +188,11 @@ def parse_pairs(
                 f"{fmt} files carry their own sentences: drop the text files", file=name
             )
         pairs = _parse_self_contained(text, fmt, name, encoding, sure_data, sure_name, limit)
+    return _with_subcorpus(pairs, subcorpus)
+
+
+def _with_subcorpus(pairs: list[AlignedPair], subcorpus: str | None) -> list[AlignedPair]:
+    """``pairs``, those without a subcorpus given ``subcorpus`` (if any)."""
     if subcorpus:
         for pair in pairs:
             if not pair.subcorpus:
