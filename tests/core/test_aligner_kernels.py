@@ -103,3 +103,24 @@ def test_the_edge_chooses_plain_kernels(monkeypatch, tmp_path):
     monkeypatch.setenv("GRIDALIGN_ALIGNER_PLAIN", "0")
     main(["resources", "status", "--folder", str(tmp_path)])
     assert get_kernels().hmm_viterbi is get_kernels(plain=False).hmm_viterbi
+
+
+def test_a_plain_twin_is_plain_throughout():
+    """A kernel split into parts: its plain twin calls the parts' plain originals, not their
+    compiled versions, so the plain path checks the compiled one end to end."""
+    from numba.core.dispatcher import Dispatcher
+
+    plain, compiled = get_kernels(plain=True), get_kernels(plain=False)
+    parts = {
+        "hmm_forward_backward": ("_forward", "_backward", "_count_jumps", "_last_position"),
+        "hmm_viterbi": ("_log_transitions", "_viterbi_forward", "_viterbi_trace"),
+        "observed_counts": ("_link_weights", "_count_gold_pair"),
+    }
+    for kernel, names in parts.items():
+        twin = getattr(plain, kernel)
+        assert not isinstance(twin, Dispatcher) and isinstance(
+            getattr(compiled, kernel), Dispatcher
+        )
+        for name in names:
+            assert isinstance(getattr(compiled, kernel).py_func.__globals__[name], Dispatcher)
+            assert not isinstance(twin.__globals__[name], Dispatcher), (kernel, name)
