@@ -62,7 +62,11 @@ from aligner_quality import data_dir, read_split  # noqa: E402 - the shared data
 
 from alignment_core.agreement.word import score_word  # noqa: E402
 from alignment_core.aligner import AlignerConfig, train  # noqa: E402
-from alignment_core.aligner.link_model import LinkModelConfig, train_seed_model  # noqa: E402
+from alignment_core.aligner.link_model import (  # noqa: E402
+    LinkModelConfig,
+    installed_resources,
+    train_seed_model,
+)
 from alignment_core.alignment import AlignedPair, Alignment  # noqa: E402
 from alignment_core.formats import read_pairs  # noqa: E402
 
@@ -112,7 +116,7 @@ def run_supervised(
     sentences: list, gold: dict[int, Alignment], align_idx: Sequence[int], seed: int, **changes
 ) -> tuple[list[Alignment], Any]:
     config = LinkModelConfig(seed=seed, **changes)
-    model = train_seed_model(sentences, gold, link_config=config)
+    model = train_seed_model(sentences, gold, link_config=config, resources=installed_resources())
     return model.align([sentences[i] for i in align_idx]), model
 
 

@@ -220,64 +220,10 @@ def kappa_c(
         raise ValueError("samples must be at least 1")
     if bin_width < 1:
         raise ValueError("bin_width must be at least 1")
-    kept: list[tuple[KappaPair, float]] = []
-    skipped = 0
-    for p in pairs:
-        n, m = len(p.source), len(p.target)
-        for a in (p.seed, p.first, p.second):
-            a.validate(n, m)
-        ua = units(p.source, p.target, p.first, level, include_identical=include_identical)
-        ub = units(p.source, p.target, p.second, level, include_identical=include_identical)
-        if not ua and not ub:
-            skipped += 1
-            continue
-        kept.append((p, theta(ua, ub)))
-
-    # edit models, fitted on the pairs that count
-    obs: dict[str, tuple[list[int], list[float]]] = {}
-    for p, _ in kept:
-        n, m = len(p.source), len(p.target)
-        seed = p.seed.all_links
-        for who, ann in ((p.first_annotator, p.first), (p.second_annotator, p.second)):
-            lengths, rates = obs.setdefault(who, ([], []))
-            lengths.append(n + m)
-            rates.append(len(ann.all_links ^ seed) / (n * m))
+    kept, skipped = _observed_agreement(pairs, level, include_identical)
+    obs = _edit_observations(kept)
     models = {who: fit_edit_model(x, y) for who, (x, y) in obs.items()}
-
-    rng = np.random.default_rng(rng_seed)
-    enc = TokenEncoder()
-    rows: list[PairTheta] = []
-    report = progress or silent
-    message = f"κ_C at {level} level over {len(kept)} pairs"
-    report(0.0 if kept else 1.0, message)
-    for p, th in kept:
-        n, m = len(p.source), len(p.target)
-        sp, ss = enc.encode(p.source)
-        tp, ts = enc.encode(p.target)
-        seed = np.zeros(n * m, np.uint8)
-        for i, j in p.seed.all_links:
-            seed[i * m + j] = 1
-        same = identical_cells(sp, ss, tp, ts) if level == "word" else np.zeros(1, np.uint8)
-        mean, m2 = _pair_chance(
-            seed,
-            n,
-            m,
-            models[p.first_annotator].rate(n + m),
-            models[p.second_annotator].rate(n + m),
-            samples,
-            rng,
-            LEVELS[level],
-            same,
-            sp,
-            ss,
-            tp,
-            ts,
-            include_identical,
-        )
-        var = m2 / (samples - 1) if samples > 1 else 0.0
-        rows.append(PairTheta(p.pair_id, p.subcorpus, min(n, m), th, float(mean), float(var)))
-        report(len(rows) / len(kept), message)
-
+    rows = _chance_agreement(kept, models, level, samples, rng_seed, include_identical, progress)
     groups: dict[str, list[PairTheta]] = {}
     bins: dict[int, list[PairTheta]] = {}
     for r in rows:
@@ -298,3 +244,63 @@ def kappa_c(
         per_pair=rows,
         edit_observations=obs,
     )
+
+
+def _observed_agreement(pairs: Iterable[KappaPair], level: str, include_identical: bool):
+    """Each pair with some unit in either annotation, with its θ; and how many had none.
+    Every annotation is checked to fit its pair's grid."""
+    kept: list[tuple[KappaPair, float]] = []
+    skipped = 0
+    for p in pairs:
+        n, m = len(p.source), len(p.target)
+        for a in (p.seed, p.first, p.second):
+            a.validate(n, m)
+        ua = units(p.source, p.target, p.first, level, include_identical=include_identical)
+        ub = units(p.source, p.target, p.second, level, include_identical=include_identical)
+        if not ua and not ub:
+            skipped += 1
+            continue
+        kept.append((p, theta(ua, ub)))
+    return kept, skipped
+
+
+def _edit_observations(kept) -> dict[str, tuple[list[int], list[float]]]:
+    """Per annotator, the edit models' observations on the pairs that count: each pair's
+    N + M and the share of its cells the annotator changed from the seed."""
+    obs: dict[str, tuple[list[int], list[float]]] = {}
+    for p, _ in kept:
+        n, m = len(p.source), len(p.target)
+        seed = p.seed.all_links
+        for who, ann in ((p.first_annotator, p.first), (p.second_annotator, p.second)):
+            lengths, rates = obs.setdefault(who, ([], []))
+            lengths.append(n + m)
+            rates.append(len(ann.all_links ^ seed) / (n * m))
+    return obs
+
+
+def _chance_agreement(kept, models, level, samples, rng_seed, include_identical, progress):
+    """Per pair, θ̂ and the Monte Carlo mean and variance of θ_0 (one random stream, pairs in
+    order)."""
+    rng = np.random.default_rng(rng_seed)
+    enc = TokenEncoder()
+    rows: list[PairTheta] = []
+    report = progress or silent
+    message = f"κ_C at {level} level over {len(kept)} pairs"
+    report(0.0 if kept else 1.0, message)
+    for p, th in kept:
+        n, m = len(p.source), len(p.target)
+        sp, ss = enc.encode(p.source)
+        tp, ts = enc.encode(p.target)
+        seed = np.zeros(n * m, np.uint8)
+        for i, j in p.seed.all_links:
+            seed[i * m + j] = 1
+        same = identical_cells(sp, ss, tp, ts) if level == "word" else np.zeros(1, np.uint8)
+        first, second = models[p.first_annotator], models[p.second_annotator]
+        mean, m2 = _pair_chance(
+            seed, n, m, first.rate(n + m), second.rate(n + m), samples, rng, LEVELS[level],
+            same, sp, ss, tp, ts, include_identical,
+        )  # fmt: skip
+        var = m2 / (samples - 1) if samples > 1 else 0.0
+        rows.append(PairTheta(p.pair_id, p.subcorpus, min(n, m), th, float(mean), float(var)))
+        report(len(rows) / len(kept), message)
+    return rows

@@ -43,6 +43,26 @@ def _ids_usable(files: Sequence[Sequence[AlignedPair]]) -> bool:
     return bool(common)
 
 
+def _by_id(files: Sequence[Sequence[AlignedPair]]) -> list[tuple[str, list]]:
+    """Each id, in the order of the first file holding it, with each file's pair (or None)."""
+    index = [{p.id: p for p in pairs} for pairs in files]
+    order: dict[str, None] = {}
+    for pairs in files:
+        order.update((p.id, None) for p in pairs)
+    return [(pid, [ix.get(pid) for ix in index]) for pid in order]
+
+
+def _by_position(files, names, problems: list[str]) -> list[tuple[str, list]]:
+    """Each position ("#1", ...) with each file's pair there (or None); a message in
+    ``problems`` when the files hold different numbers of pairs."""
+    longest = max((len(f) for f in files), default=0)
+    shortest = min((len(f) for f in files), default=0)
+    if longest != shortest:
+        counts = ", ".join(f"{n}: {len(f)}" for n, f in zip(names, files, strict=True))
+        problems.append(f"files hold different numbers of pairs ({counts}), matched by position")
+    return [(f"#{k + 1}", [f[k] if k < len(f) else None for f in files]) for k in range(longest)]
+
+
 def match_pairs(
     files: Sequence[Sequence[AlignedPair]],
     names: Sequence[str],
@@ -58,26 +78,7 @@ def match_pairs(
         raise ValueError("one name per file")
     by_id = _ids_usable(files)
     problems: list[str] = []
-    groups: list[tuple[str, list[AlignedPair | None]]] = []
-    if by_id:
-        index = [{p.id: p for p in pairs} for pairs in files]
-        order: dict[str, None] = {}
-        for pairs in files:
-            order.update((p.id, None) for p in pairs)
-        for pid in order:
-            groups.append((pid, [ix.get(pid) for ix in index]))
-    else:
-        longest = max((len(f) for f in files), default=0)
-        shortest = min((len(f) for f in files), default=0)
-        if longest != shortest:
-            counts = ", ".join(f"{n}: {len(f)}" for n, f in zip(names, files, strict=True))
-            problems.append(
-                f"files hold different numbers of pairs ({counts}), matched by position"
-            )
-        for k in range(longest):
-            row = [f[k] if k < len(f) else None for f in files]
-            groups.append((f"#{k + 1}", row))
-
+    groups = _by_id(files) if by_id else _by_position(files, names, problems)
     out: list[MatchedPair] = []
     missing = 0
     for label, row in groups:

@@ -253,11 +253,28 @@ def build_report(
     )
     say(f"Tables 3 and 4: {len(doubly)} doubly annotated pairs")
     report["agreement"] = _summary(both, settings, steps, edit_points=True)
+    report["against_seed"] = _against_seed(records, annotators, settings, steps)
+    report["pairwise"] = (
+        _pairwise(records, annotators, settings, steps, pairwise_kappa_c) if pairwise else []
+    )
+    say(f"multi-rater agreement of {len(annotators)} annotators")
+    report["multi_rater"] = _multi_rater(records, annotators)
+    steps.progress(1.0, "agreement report done")
+    return report
 
-    report["against_seed"] = {}
+
+def _multi_rater(records, annotators) -> dict:
+    """Fleiss' κ and Krippendorff's α over every annotator, with the items each counted."""
+    multi = multi_rater_agreement((r.annotations for r in records), annotators)
+    return {**multi.as_dict(), "fleiss_items": multi.fleiss_items, "alpha_items": multi.alpha_items}
+
+
+def _against_seed(records, annotators, settings, steps) -> dict:
+    """Table 5: the seed against each annotator, on the pairs they annotated that have one."""
+    out = {}
     for name in annotators:
         mine = [r for r in records if name in r.annotations and r.seed is not None]
-        say(f"Table 5: seed against {name} on {len(mine)} pairs")
+        steps.next(f"Table 5: seed against {name} on {len(mine)} pairs")
         c = _Comparison(
             mine,
             [r.seed for r in mine],  # type: ignore[misc]  # filtered above
@@ -265,36 +282,26 @@ def build_report(
             [SEED] * len(mine),
             [name] * len(mine),
         )
-        report["against_seed"][name] = {
-            "test": SEED,
-            "reference": name,
-            **_summary(c, settings, steps),
-        }
+        out[name] = {"test": SEED, "reference": name, **_summary(c, settings, steps)}
+    return out
 
-    report["pairwise"] = []
-    if pairwise:
-        for a, b in combinations(annotators, 2):
-            shared = [r for r in records if a in r.annotations and b in r.annotations]
-            say(f"pairwise: {a} against {b} on {len(shared)} pairs")
-            c = _Comparison(
-                shared,
-                [r.annotations[a] for r in shared],
-                [r.annotations[b] for r in shared],
-                [a] * len(shared),
-                [b] * len(shared),
-            )
-            summary = _summary(c, settings, steps, with_kappa=pairwise_kappa_c)
-            report["pairwise"].append({"test": a, "reference": b, **summary})
 
-    say(f"multi-rater agreement of {len(annotators)} annotators")
-    multi = multi_rater_agreement((r.annotations for r in records), annotators)
-    report["multi_rater"] = {
-        **multi.as_dict(),
-        "fleiss_items": multi.fleiss_items,
-        "alpha_items": multi.alpha_items,
-    }
-    steps.progress(1.0, "agreement report done")
-    return report
+def _pairwise(records, annotators, settings, steps, with_kappa: bool) -> list[dict]:
+    """Every pair of annotators on the pairs both annotated (κ_C only ``with_kappa``)."""
+    out = []
+    for a, b in combinations(annotators, 2):
+        shared = [r for r in records if a in r.annotations and b in r.annotations]
+        steps.next(f"pairwise: {a} against {b} on {len(shared)} pairs")
+        c = _Comparison(
+            shared,
+            [r.annotations[a] for r in shared],
+            [r.annotations[b] for r in shared],
+            [a] * len(shared),
+            [b] * len(shared),
+        )
+        summary = _summary(c, settings, steps, with_kappa=with_kappa)
+        out.append({"test": a, "reference": b, **summary})
+    return out
 
 
 def table_lines(rows: list[dict], title: str) -> list[str]:

@@ -6,15 +6,26 @@
     model.posteriors(pairs)       # list of N×M float32 link posteriors
     model.save("m.npz"); AlignerModel.load("m.npz")
 
-Seeds that learn from gold (issue 11): ``link_model.train_seed_model(pairs, gold)`` reads the
-HMM's evidence with a classifier trained on the gold (``features``: per-cell features).
+Seeds that learn from gold (issue 11): ``link_model.train_seed_model(pairs, gold,
+resources=...)`` reads the HMM's evidence with a classifier trained on the gold (``features``:
+per-cell features); its outside resources (``seed_resources.SeedResources``) are built at the
+edge, e.g. ``installed.installed_resources()`` in a worker.
 
 Modules: ``vocab`` (ids, flat corpus), ``table`` (sparse translation table, jump classes),
 ``ibm1`` / ``hmm`` (EM loops), ``supervised`` (observed counts from gold, seeds/004),
-``features`` / ``link_model`` (the supervised link model),
-``symmetrize`` (intersection … grow-diag-final-and), ``training`` / ``model`` (the API),
-``synthetic`` (benchmark corpus), ``_kernels`` (numba; ``GRIDALIGN_ALIGNER_PLAIN=1`` runs
-them as plain Python).
+``features`` (per-cell features), ``link_model`` (the supervised link model's public names:
+``link_config``, ``link_inputs``, ``link_classifiers``, ``link_training``, ``seed_model``,
+``seed_resources``), ``wordnet`` / ``vectors`` / ``thesaurus`` / ``tags`` / ``wordclass`` (the
+outside evidence), ``resources`` (installing it; ``resources_dir``) and ``installed`` (reading
+it, for edges), ``posteriors`` (posteriors as one byte a cell), ``symmetrize`` (intersection …
+grow-diag-final-and), ``training`` / ``model`` (the API), ``synthetic`` (benchmark corpus),
+``_kernels`` / ``_hmm_kernels`` (numba, decorated by ``_jit``; an edge's
+``use_plain_kernels(True)`` — the CLI's and Django's ``GRIDALIGN_ALIGNER_PLAIN=1`` — runs them
+as plain Python).
+
+Dependencies run one way: ``training`` → ``model`` → ``_kernels`` → ``_hmm_kernels`` →
+``_jit``; ``link_training`` → ``seed_model`` → ``link_classifiers`` / ``link_inputs`` →
+``features``; nothing but an edge imports ``installed`` (tests/core checks both).
 
 How the defaults were chosen (``AlignerConfig``): on Edinburgh++'s *train* split only
 (``benchmarks/aligner_quality.py --dev``: unsupervised scored on the 714 train pairs; gold
@@ -31,9 +42,17 @@ runs as 2-fold cross-validation inside them); the test gold was read only to rep
 * ``t_smoothing`` 0: add-α raises non-identical recall but costs all-links precision.
 """
 
+from alignment_core.aligner._kernels import use_plain_kernels
 from alignment_core.aligner.config import AlignerConfig
 from alignment_core.aligner.model import AlignerModel
 from alignment_core.aligner.symmetrize import METHODS as SYMMETRIZATIONS
-from alignment_core.aligner.training import train
+from alignment_core.aligner.training import retrain, train
 
-__all__ = ["AlignerConfig", "AlignerModel", "SYMMETRIZATIONS", "train"]
+__all__ = [
+    "AlignerConfig",
+    "AlignerModel",
+    "SYMMETRIZATIONS",
+    "retrain",
+    "train",
+    "use_plain_kernels",
+]

@@ -13,24 +13,25 @@ Layout (all 0-based):
 * ``weights[n]`` scales pair n's expected counts; 0 skips the pair (hand-aligned pairs, whose
   counts are observed instead).
 
-The HMM's forward-backward and Viterbi kernels live in ``_hmm_kernels`` (same conventions).
+The HMM's forward-backward and Viterbi kernels live in ``_hmm_kernels`` (same conventions);
+``get_kernels`` hands out both modules' kernels as one namespace.
 
-Every kernel is self-contained (no calls to other jitted functions), so ``kernel.py_func`` is
-an exact plain-Python twin: ``get_kernels(plain=True)`` returns those.
+Every kernel has an exact plain-Python twin: ``get_kernels(plain=True)`` returns the kernels'
+Python originals, each calling the Python originals of the kernels it calls (``_plain_twins``).
 """
 
 from __future__ import annotations
 
 import math
-import os
-from types import SimpleNamespace
+from types import FunctionType, SimpleNamespace
 
 import numpy as np
-from numba import njit
+from numba.core.dispatcher import Dispatcher
+
+from alignment_core.aligner import _hmm_kernels
+from alignment_core.aligner._jit import jit, jit_part
 
 _TINY = 1e-300
-
-jit = njit(cache=True, nogil=True)
 
 
 @jit
@@ -192,15 +193,8 @@ def observed_counts(
     once for NULL. Jumps go from the previous emitted word's linked states (or position -1)
     to this word's, weighted by both shares; NULL-aligned words keep the previous states.
     """
-    maxS = 1
-    maxE = 1
-    for g in range(len(pair_idx)):
-        n = pair_idx[g]
-        N = src_off[n + 1] - src_off[n]
-        M = tgt_off[n + 1] - tgt_off[n]
-        maxS = max(maxS, max(N, M))
-        maxE = max(maxE, max(N, M))
-    W = np.zeros((maxS, maxE))
+    maxS = _largest_gold_pair(src_off, tgt_off, pair_idx)
+    W = np.zeros((maxS, maxS))
     prev = np.zeros(maxS + 1)
     cur = np.zeros(maxS + 1)
     for g in range(len(pair_idx)):
@@ -211,46 +205,74 @@ def observed_counts(
             S, E, ss, se = M, N, 1, M + 1
         else:
             S, E, ss, se = N, M, M + 1, 1
-        base = cell_off[n]
-        for s in range(S):
-            for e in range(E):
-                W[s, e] = 0.0
-        for k in range(link_off[g], link_off[g + 1]):
-            if transposed:
-                W[link_t[k], link_s[k]] += link_w[k]
-            else:
-                W[link_s[k], link_t[k]] += link_w[k]
-        for p in range(S + 1):
-            prev[p] = 0.0
-        prev[0] = 1.0
+        _link_weights(W, S, E, link_s, link_t, link_w, link_off[g], link_off[g + 1], transposed)
+        _count_gold_pair(
+            W, prev, cur, cells, cell_off[n], S, E, ss, se, jclass, jofs, end_jump,
+            t_counts, jump_counts, row_counts,
+        )  # fmt: skip
+
+
+@jit_part
+def _largest_gold_pair(src_off, tgt_off, pair_idx):
+    """The longest sentence of the gold pairs (at least 1): the size of the work buffers."""
+    longest = 1
+    for g in range(len(pair_idx)):
+        n = pair_idx[g]
+        longest = max(longest, max(src_off[n + 1] - src_off[n], tgt_off[n + 1] - tgt_off[n]))
+    return longest
+
+
+@jit_part
+def _link_weights(W, S, E, link_s, link_t, link_w, lo, hi, transposed):
+    """``W[s, e]``: the summed weight of the gold links lo..hi-1 between state s and emitted
+    word e (the rest of the S×E block 0)."""
+    for s in range(S):
         for e in range(E):
-            tot = 0.0
-            for s in range(S):
-                tot += W[s, e]
-            if tot <= 0.0:
-                t_counts[cells[base + S * ss + e * se]] += 1.0
+            W[s, e] = 0.0
+    for k in range(lo, hi):
+        if transposed:
+            W[link_t[k], link_s[k]] += link_w[k]
+        else:
+            W[link_s[k], link_t[k]] += link_w[k]
+
+
+@jit_part
+def _count_gold_pair(
+    W, prev, cur, cells, base, S, E, ss, se, jclass, jofs, end_jump, t_counts, jump_counts,
+    row_counts,
+):  # fmt: skip
+    """One gold pair's whole counts (see ``observed_counts``) from its link weights ``W``."""
+    for p in range(S + 1):
+        prev[p] = 0.0
+    prev[0] = 1.0
+    for e in range(E):
+        tot = 0.0
+        for s in range(S):
+            tot += W[s, e]
+        if tot <= 0.0:
+            t_counts[cells[base + S * ss + e * se]] += 1.0
+            continue
+        for p in range(S + 1):
+            cur[p] = 0.0
+        for s in range(S):
+            share = W[s, e] / tot
+            if share == 0.0:
+                continue
+            t_counts[cells[base + s * ss + e * se]] += share
+            cur[s + 1] = share
+            if S < 2:
                 continue
             for p in range(S + 1):
-                cur[p] = 0.0
-            for s in range(S):
-                share = W[s, e] / tot
-                if share == 0.0:
-                    continue
-                t_counts[cells[base + s * ss + e * se]] += share
-                cur[s + 1] = share
-                if S < 2:
-                    continue
-                for p in range(S + 1):
-                    if prev[p] > 0.0:
-                        jump_counts[jclass[s - p + 1 + jofs]] += prev[p] * share
-                        row_counts[S, p] += prev[p] * share
-            for p in range(S + 1):
-                prev[p] = cur[p]
-        if end_jump and S >= 2:
-            for p in range(S + 1):
                 if prev[p] > 0.0:
-                    jump_counts[jclass[S - p + 1 + jofs]] += prev[p]
-                    row_counts[S, p] += prev[p]
+                    jump_counts[jclass[s - p + 1 + jofs]] += prev[p] * share
+                    row_counts[S, p] += prev[p] * share
+        for p in range(S + 1):
+            prev[p] = cur[p]
+    if end_jump and S >= 2:
+        for p in range(S + 1):
+            if prev[p] > 0.0:
+                jump_counts[jclass[S - p + 1 + jofs]] += prev[p]
+                row_counts[S, p] += prev[p]
 
 
 @jit
@@ -355,20 +377,50 @@ def edit_distances(a, la, b, lb, out):
         out[k] = prev[m]
 
 
-def plain_requested() -> bool:
-    """True when ``GRIDALIGN_ALIGNER_PLAIN=1``: run the kernels as plain Python (slow; for checks)."""
-    return os.environ.get("GRIDALIGN_ALIGNER_PLAIN", "") not in ("", "0")
+# Whether ``get_kernels()`` hands out the plain-Python twins: chosen once by the process's edge
+# (the CLI, the Django project: ``GRIDALIGN_ALIGNER_PLAIN=1``), never read from the environment
+# here. Plain kernels give the same results, slowly; they are for checks.
+_PLAIN = {"default": False}
+
+
+def use_plain_kernels(plain: bool) -> None:
+    """Make ``get_kernels()`` (no argument) return the plain-Python twins (True) or the compiled
+    kernels (False) in this process. Called by an edge, from its own setting."""
+    _PLAIN["default"] = bool(plain)
 
 
 def get_kernels(plain: bool | None = None) -> SimpleNamespace:
-    """The kernels, compiled or (``plain``, default from the environment) their Python originals."""
+    """The kernels, compiled or (``plain``; default: what ``use_plain_kernels`` chose) their
+    Python originals."""
     if plain is None:
-        plain = plain_requested()
-    from alignment_core.aligner import _hmm_kernels
-
+        plain = _PLAIN["default"]
+    if plain:
+        found = {n: _plain_twins(globals())[n] for n in _NAMES}
+        twins = _plain_twins(vars(_hmm_kernels))
+        found.update(hmm_forward_backward=twins["hmm_forward_backward"])
+        found.update(hmm_viterbi=twins["hmm_viterbi"])
+        return SimpleNamespace(**found)
     found = {n: globals()[n] for n in _NAMES}
     found.update(
         hmm_forward_backward=_hmm_kernels.hmm_forward_backward,
         hmm_viterbi=_hmm_kernels.hmm_viterbi,
     )
-    return SimpleNamespace(**{n: (f.py_func if plain else f) for n, f in found.items()})
+    return SimpleNamespace(**found)
+
+
+_TWINS: dict[str, dict[str, object]] = {}
+
+
+def _plain_twins(module: dict[str, object]) -> dict[str, object]:
+    """A module's namespace in which every kernel is its plain-Python original, calling the
+    plain originals of the kernels it calls (a kernel's ``py_func`` alone would call their
+    compiled versions): the plain twin of a kernel split into parts is plain throughout."""
+    key = str(module["__name__"])
+    if key not in _TWINS:
+        twins = dict(module)
+        for name, value in module.items():
+            if isinstance(value, Dispatcher):
+                f = value.py_func
+                twins[name] = FunctionType(f.__code__, twins, f.__name__, f.__defaults__)
+        _TWINS[key] = twins
+    return _TWINS[key]

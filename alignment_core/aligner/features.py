@@ -313,44 +313,65 @@ def cell_features(
     if len(grid) == 0:
         return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32), grid
     tokens = [w for s, _ in pairs for w in s] + [w for _, t in pairs for w in t]
-    types = _Types(tokens, stats)
-    n_src_tokens = grid.n_rows
-    row, col = grid.row, grid.col
-    s_exact, t_exact = types.exact[row], types.exact[n_src_tokens + col]
-    s_fold, t_fold = types.folded[row], types.folded[n_src_tokens + col]
+    words = _CellWords.of(grid, _Types(tokens, stats))
+    evidence, mean = _evidence_columns(grid, forward, backward, forward_states, backward_states)
+    columns = [
+        *evidence,
+        *_word_columns(grid, words),
+        *_surrounding_columns(grid, words, mean, shapes),
+    ]
+    # written column by column into the float32 matrix (as ``column_stack`` then ``astype``
+    # would give it, without the float64 matrix between)
+    out = np.empty((len(grid), len(columns)), dtype=np.float32)
+    for k, column in enumerate(columns):
+        out[:, k] = column
+    return out, grid
 
+
+@dataclass
+class _CellWords:
+    """Each cell's two words as type ids: exact (``s_exact``, ``t_exact``) and casefolded
+    (``s_fold``, ``t_fold``), and whether they are the same casefolded (``ident_fold``)."""
+
+    types: _Types
+    s_exact: np.ndarray
+    t_exact: np.ndarray
+    s_fold: np.ndarray
+    t_fold: np.ndarray
+    ident_fold: np.ndarray
+
+    @classmethod
+    def of(cls, grid: CellGrid, types: _Types) -> _CellWords:
+        n_src_tokens, row, col = grid.n_rows, grid.row, grid.col
+        s_fold, t_fold = types.folded[row], types.folded[n_src_tokens + col]
+        ident_fold = (s_fold == t_fold).astype(np.float64)
+        exact = types.exact
+        return cls(types, exact[row], exact[n_src_tokens + col], s_fold, t_fold, ident_fold)
+
+
+def _evidence_columns(grid, forward, backward, forward_states, backward_states):
+    """The HMM's columns (both directions' posteriors, their mean and minimum, both Viterbi
+    links and their intersection), and the mean posterior."""
     pf = np.concatenate([np.asarray(f, dtype=np.float64).ravel() for f in forward])
     pb = np.concatenate([np.asarray(b, dtype=np.float64).ravel() for b in backward])
     fstates = np.concatenate([np.asarray(s, dtype=np.int64) for s in forward_states])
     bstates = np.concatenate([np.asarray(s, dtype=np.int64) for s in backward_states])
-    vf = (fstates[col] == grid.i).astype(np.float64)
-    vb = (bstates[row] == grid.j).astype(np.float64)
+    vf = (fstates[grid.col] == grid.i).astype(np.float64)
+    vb = (bstates[grid.row] == grid.j).astype(np.float64)
     mean = 0.5 * (pf + pb)
+    return [pf, pb, mean, np.minimum(pf, pb), vf, vb, vf * vb], mean
 
-    identical = (s_exact == t_exact).astype(np.float64)
-    ident_fold = (s_fold == t_fold).astype(np.float64)
+
+def _word_columns(grid: CellGrid, words: _CellWords) -> list[np.ndarray]:
+    """The cell's own words: identity, spelling, position, punctuation, frequency, lengths
+    (of the words and of the sentences)."""
+    types, s_fold, t_fold = words.types, words.s_fold, words.t_fold
     prefix, similarity = _spelling(types, s_fold, t_fold)
     shorter = np.maximum(np.minimum(types.chars[s_fold], types.chars[t_fold]), 1)
     position = (grid.i + 0.5) / grid.n - (grid.j + 0.5) / grid.m
-
-    n_rows, n_cols = grid.n_rows, grid.n_cols
-    row_sum = np.bincount(row, weights=mean, minlength=n_rows)[row]
-    col_sum = np.bincount(col, weights=mean, minlength=n_cols)[col]
-    row_ident_n = np.bincount(row, weights=ident_fold, minlength=n_rows)[row]
-    col_ident_n = np.bincount(col, weights=ident_fold, minlength=n_cols)[col]
-    row_ident, col_ident = row_ident_n > 0, col_ident_n > 0
-    occurrence, repeats = _occurrences(types.folded, shapes)
-
-    columns = [
-        pf,
-        pb,
-        mean,
-        np.minimum(pf, pb),
-        vf,
-        vb,
-        vf * vb,
-        identical,
-        ident_fold,
+    return [
+        (words.s_exact == words.t_exact).astype(np.float64),
+        words.ident_fold,
         prefix,
         prefix / shorter,
         similarity,
@@ -364,31 +385,38 @@ def cell_features(
         types.chars[t_fold].astype(np.float64),
         grid.n.astype(np.float64),
         grid.m.astype(np.float64),
+    ]
+
+
+def _surrounding_columns(grid: CellGrid, words: _CellWords, mean, shapes) -> list[np.ndarray]:
+    """The cell's surroundings: its neighbours' mean posteriors and identities, the best
+    competitor and the sums of its row and column, identical words in its row and column,
+    capitals and digits, and how often a word recurs in its sentence."""
+    types, ident_fold, row, col = words.types, words.ident_fold, grid.row, grid.col
+    n_rows, n_cols, n_src_tokens = grid.n_rows, grid.n_cols, grid.n_rows
+    row_ident_n = np.bincount(row, weights=ident_fold, minlength=n_rows)[row]
+    col_ident_n = np.bincount(col, weights=ident_fold, minlength=n_cols)[col]
+    occurrence, repeats = _occurrences(types.folded, shapes)
+    return [
         *(grid.shift(mean, di, dj) for di, dj in NEIGHBOURS),
         grid.shift(ident_fold, -1, -1),
         grid.shift(ident_fold, 1, 1),
         _max_other(mean, row, n_rows),
         _max_other(mean, col, n_cols),
-        row_sum,
-        col_sum,
-        row_ident.astype(np.float64),
-        col_ident.astype(np.float64),
-        types.capital[s_exact],
-        types.capital[t_exact],
-        types.digit[s_exact],
-        types.digit[t_exact],
+        np.bincount(row, weights=mean, minlength=n_rows)[row],
+        np.bincount(col, weights=mean, minlength=n_cols)[col],
+        (row_ident_n > 0).astype(np.float64),
+        (col_ident_n > 0).astype(np.float64),
+        types.capital[words.s_exact],
+        types.capital[words.t_exact],
+        types.digit[words.s_exact],
+        types.digit[words.t_exact],
         repeats[row],
         repeats[n_src_tokens + col],
         row_ident_n,
         col_ident_n,
         np.where(ident_fold > 0, np.abs(occurrence[row] - occurrence[n_src_tokens + col]), -1.0),
     ]
-    # written column by column into the float32 matrix (as ``column_stack`` then ``astype``
-    # would give it, without the float64 matrix between)
-    out = np.empty((len(grid), len(columns)), dtype=np.float32)
-    for k, column in enumerate(columns):
-        out[:, k] = column
-    return out, grid
 
 
 def candidate_cells(X: np.ndarray) -> np.ndarray:

@@ -62,39 +62,13 @@ def train_hmm(
     ``max_states`` bounds the number of states (sentence length on the state side).
     Returns the log-likelihood at the start of each iteration (non-decreasing).
     """
-    K = len(norm.cond)
-    C = len(jump_weights)
+    # ``t`` and ``jump_weights`` are updated in place, so one E-step serves every iteration
+    estep = _estep(
+        kernels, table, src_off, tgt_off, weights, direction, t, jump_weights, jclass, jofs,
+        max_states, null_prob, end_jump, len(norm.cond),
+    )  # fmt: skip
     lls: list[float] = []
     for it in range(iterations):
-
-        def estep(lo: int, hi: int) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
-            counts = np.zeros(K)
-            jumps = np.zeros(C)
-            rows = np.zeros((max_states + 1, max_states + 1))
-            ll = kernels.hmm_forward_backward(
-                src_off,
-                tgt_off,
-                table.cells,
-                table.cell_off,
-                weights,
-                lo,
-                hi,
-                direction.transposed,
-                t,
-                jump_weights,
-                jclass,
-                np.int64(jofs),
-                null_prob,
-                end_jump,
-                True,
-                counts,
-                jumps,
-                rows,
-                _EMPTY,
-                _EMPTY_OFF,
-            )
-            return ll, counts, jumps, rows
-
         ll, counts, jumps, rows = sum_results(runner.map(estep))
         if observed is not None:
             ll += observed_t_loglik(observed, t)
@@ -112,6 +86,27 @@ def train_hmm(
         )
         on_iteration(it)
     return lls
+
+
+def _estep(
+    kernels, table, src_off, tgt_off, weights, direction, t, jump_weights, jclass, jofs,
+    max_states, null_prob, end_jump, n_entries,
+) -> Callable[[int, int], tuple[float, np.ndarray, np.ndarray, np.ndarray]]:  # fmt: skip
+    """The E-step over pairs lo..hi-1 (a chunk): log-likelihood, expected translation counts,
+    jumps per class and jumps out of each row."""
+
+    def estep(lo: int, hi: int) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+        counts = np.zeros(n_entries)
+        jumps = np.zeros(len(jump_weights))
+        rows = np.zeros((max_states + 1, max_states + 1))
+        ll = kernels.hmm_forward_backward(
+            src_off, tgt_off, table.cells, table.cell_off, weights, lo, hi,
+            direction.transposed, t, jump_weights, jclass, np.int64(jofs), null_prob, end_jump,
+            True, counts, jumps, rows, _EMPTY, _EMPTY_OFF,
+        )  # fmt: skip
+        return ll, counts, jumps, rows
+
+    return estep
 
 
 def initial_jump_weights(n_classes: int) -> np.ndarray:

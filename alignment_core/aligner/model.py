@@ -13,7 +13,7 @@ instead, so new names and numbers still align to themselves.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +40,6 @@ from alignment_core.aligner.vocab import (
     normalise_tokens,
 )
 from alignment_core.alignment import Alignment
-from alignment_core.progress import Progress
 
 FORMAT_VERSION = 1
 R = TypeVar("R")
@@ -102,21 +101,6 @@ class AlignerModel:
         for d in (forward, backward):
             # store-precision parameters, so a saved and reloaded model aligns identically
             d.t = d.t.astype(np.float32).astype(np.float64)
-
-    def retrain(
-        self,
-        pairs: TokenPairs,
-        gold: Mapping[int, Alignment] | None = None,
-        progress: Progress | None = None,
-    ) -> AlignerModel:
-        """A new model trained from scratch with this model's config (e.g. once gold has grown).
-
-        EM restarts from uniform parameters: the result does not depend on this model's
-        parameters, only on ``pairs`` and ``gold`` (indices into ``pairs``, 0-based).
-        """
-        from alignment_core.aligner.training import train
-
-        return train(pairs, config=self.config, gold=gold, progress=progress)
 
     # -- training-time helpers ----------------------------------------------------------
     @property
@@ -296,46 +280,21 @@ class AlignerModel:
 
         def run(d: Direction, p: TrainedDirection) -> np.ndarray:
             post = np.zeros(int(post_off[-1]))
+            cells, cell_off, n = table.cells, table.cell_off, corpus.n_pairs
             if hmm:
                 kernels.hmm_forward_backward(
-                    corpus.src_off,
-                    corpus.tgt_off,
-                    table.cells,
-                    table.cell_off,
-                    weights,
-                    0,
-                    corpus.n_pairs,
-                    d.transposed,
-                    p.t,
-                    p.jump_weights,
-                    jclass,
-                    np.int64(jofs),
-                    self.config.null_prob,
-                    self.config.end_jump,
-                    False,
-                    np.zeros(0),
-                    np.zeros(n_classes),
-                    np.zeros((1, 1)),
-                    post,
-                    post_off,
-                )
+                    corpus.src_off, corpus.tgt_off, cells, cell_off, weights, 0, n, d.transposed,
+                    p.t, p.jump_weights, jclass, np.int64(jofs), self.config.null_prob,
+                    self.config.end_jump, False, np.zeros(0), np.zeros(n_classes),
+                    np.zeros((1, 1)), post, post_off,
+                )  # fmt: skip
             else:
                 out_off = corpus.src_off if d.transposed else corpus.tgt_off
                 out = np.empty(int(out_off[-1]), dtype=np.int64)
                 kernels.ibm1_decode(
-                    corpus.src_off,
-                    corpus.tgt_off,
-                    table.cells,
-                    table.cell_off,
-                    0,
-                    corpus.n_pairs,
-                    d.transposed,
-                    p.t,
-                    out,
-                    out_off,
-                    post,
-                    post_off,
-                )
+                    corpus.src_off, corpus.tgt_off, cells, cell_off, 0, n, d.transposed, p.t,
+                    out, out_off, post, post_off,
+                )  # fmt: skip
             return post
 
         fwd, bwd = self._both(run)

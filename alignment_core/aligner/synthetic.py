@@ -73,14 +73,20 @@ def synthetic_corpus(
                 target.append((token, i))
             if insert[x]:
                 target.append((words[inserted[x]], -1))
-        j = 0
-        while j < len(target) - 1:
-            if swaps[2 * start + j]:
-                target[j], target[j + 1] = target[j + 1], target[j]
-                j += 2
-            else:
-                j += 1
+        _swap_neighbours(target, swaps, 2 * start)
         start += length
         pairs.append((source, [tok for tok, _ in target]))
         gold.append(Alignment.from_sets((i, j) for j, (_, i) in enumerate(target) if i >= 0))
     return SyntheticCorpus(pairs, gold)
+
+
+def _swap_neighbours(target: list, swaps: np.ndarray, offset: int) -> None:
+    """Swap adjacent tokens of ``target`` in place, left to right, where ``swaps[offset + j]``
+    says so for the pair at j, j+1; a token that moved is not swapped again."""
+    j = 0
+    while j < len(target) - 1:
+        if swaps[offset + j]:
+            target[j], target[j + 1] = target[j + 1], target[j]
+            j += 2
+        else:
+            j += 1

@@ -37,7 +37,6 @@ from __future__ import annotations
 import json
 import tarfile
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -129,12 +128,6 @@ class TagLexicon:
         for tag in tags:
             out[1 + coarse(tag)] = 1.0
         return out
-
-
-@lru_cache(maxsize=1)
-def shared_tags() -> TagLexicon | None:
-    """The installed lexicon, loaded once per process (a worker seeds many projects)."""
-    return TagLexicon.load()
 
 
 def tag_features(

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import tarfile
 from collections.abc import Iterable, Mapping, Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -100,12 +99,6 @@ class Thesaurus:
         """Is one word (or phrase) listed under the other?"""
         fa, fb = self.forms(a, wordnet), self.forms(b, wordnet)
         return any(self.lists(x, y) or self.lists(y, x) for x in fa for y in fb)
-
-
-@lru_cache(maxsize=1)
-def shared_thesaurus() -> Thesaurus | None:
-    """The installed thesaurus, loaded once per process (a worker seeds many projects)."""
-    return Thesaurus.load()
 
 
 def thesaurus_features(

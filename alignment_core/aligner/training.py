@@ -90,15 +90,40 @@ def train(
     kernels = get_kernels()
     report = progress or silent
     report(0.0, "preparing the corpus")
-
     toks = [
         (normalise_tokens(s, cfg.lowercase), normalise_tokens(t, cfg.lowercase)) for s, t in pairs
     ]
     lexicon = identity_lexicon(toks) if cfg.identity_lexicon else []
     src_vocab, tgt_vocab = Vocabulary(), Vocabulary()
+    shared = _prepare(toks, lexicon, src_vocab, tgt_vocab, cfg, gold, kernels)
+    forward, backward = _both_directions(shared, cfg, kernels, report)
+    gold_links = shared.gold
+    model = AlignerModel(
+        config=cfg,
+        src_vocab=src_vocab,
+        tgt_vocab=tgt_vocab,
+        keys=shared.keys,
+        forward=forward,
+        backward=backward,
+        info={
+            "pairs": len(toks),
+            "gold_pairs": len(gold_links) if gold_links is not None else 0,
+            "lexicon_entries": len(lexicon),
+            "table_entries": len(shared.keys),
+        },
+    )
+    model.set_identity_fallback(lexicon, toks)
+    model.remember_training_corpus(toks, shared.corpus, shared.table)
+    report(1.0, "trained")
+    return model
+
+
+def _prepare(toks, lexicon, src_vocab, tgt_vocab, cfg, gold, kernels) -> _Shared:
+    """The training data both directions read: the corpus (the pairs, then the identity
+    lexicon's one-word pairs) encoded into ``src_vocab``/``tgt_vocab``, its translation table,
+    each pair's weight, the gold links and the jump classes."""
     corpus = encode_corpus(toks + [([w], [w]) for w in lexicon], src_vocab, tgt_vocab, grow=True)
     keys, table = build_table(corpus, len(src_vocab), len(tgt_vocab), kernels)
-
     n = len(toks)
     weights = np.ones(corpus.n_pairs)
     weights[n:] = cfg.identity_weight
@@ -111,63 +136,53 @@ def train(
         weights[:n] *= 1.0 - cfg.gold_lambda
     max_states = int(max(corpus.src_len().max(initial=1), corpus.tgt_len().max(initial=1)))
     jclass, jofs, n_classes = jump_class_table(max_states, cfg.jump_exact, cfg.jump_buckets)
-    shared = _Shared(
-        corpus,
-        table,
-        keys,
-        len(src_vocab),
-        len(tgt_vocab),
-        weights,
-        gold_links,
-        jclass,
-        jofs,
-        n_classes,
-        max_states,
-    )
+    return _Shared(
+        corpus, table, keys, len(src_vocab), len(tgt_vocab), weights, gold_links, jclass, jofs,
+        n_classes, max_states,
+    )  # fmt: skip
 
+
+def _both_directions(shared: _Shared, cfg: AlignerConfig, kernels, report) -> list:
+    """Both directions trained, one after the other or (``threads`` >= 2) side by side;
+    ``report`` hears every iteration of each, from this thread."""
     total = 2 * (cfg.ibm1_iterations + cfg.hmm_iterations)
-    events: queue.Queue = queue.Queue()
     cancel = threading.Event()
     parallel = cfg.threads >= 2
     # The chunking depends on the corpus only, so counts are summed in the same order and the
     # result is the same whatever the number of threads.
-    chunks = int(min(MAX_CHUNKS, max(1, len(table.cells) // CELLS_PER_CHUNK)))
+    chunks = int(min(MAX_CHUNKS, max(1, len(shared.table.cells) // CELLS_PER_CHUNK)))
     pool_cm = ThreadPoolExecutor(cfg.threads) if parallel and chunks > 1 else nullcontext(None)
-    done = 0
     with pool_cm as pool:
-        runner = EStepRunner(table, chunks, pool)
-        if not parallel:
-            results = []
-            for d in DIRECTIONS:
+        runner = EStepRunner(shared.table, chunks, pool)
+        if parallel:
+            events: queue.Queue = queue.Queue()
+            return _run_parallel(shared, cfg, kernels, runner, events, cancel, report, total)
+        results = []
+        done = 0
+        for d in DIRECTIONS:
 
-                def direct(stage: str) -> None:
-                    nonlocal done
-                    done += 1
-                    report(done / total, stage)
+            def direct(stage: str) -> None:
+                nonlocal done
+                done += 1
+                report(done / total, stage)
 
-                results.append(_train_direction(shared, d, cfg, kernels, runner, direct, cancel))
-        else:
-            results = _run_parallel(shared, cfg, kernels, runner, events, cancel, report, total)
+            results.append(_train_direction(shared, d, cfg, kernels, runner, direct, cancel))
+        return results
 
-    forward, backward = results
-    model = AlignerModel(
-        config=cfg,
-        src_vocab=src_vocab,
-        tgt_vocab=tgt_vocab,
-        keys=keys,
-        forward=forward,
-        backward=backward,
-        info={
-            "pairs": n,
-            "gold_pairs": len(gold_links) if gold_links is not None else 0,
-            "lexicon_entries": len(lexicon),
-            "table_entries": len(keys),
-        },
-    )
-    model.set_identity_fallback(lexicon, toks)
-    model.remember_training_corpus(toks, corpus, table)
-    report(1.0, "trained")
-    return model
+
+def retrain(
+    model: AlignerModel,
+    pairs: TokenPairs,
+    gold: Mapping[int, Alignment] | None = None,
+    progress: Progress | None = None,
+) -> AlignerModel:
+    """A new model trained from scratch with ``model``'s config (e.g. once gold has grown).
+
+    EM restarts from uniform parameters: the result does not depend on ``model``'s
+    parameters, only on ``pairs`` and ``gold`` (indices into ``pairs``, 0-based). (A function
+    here, not a method of the model, so ``model`` never imports ``training``.)
+    """
+    return train(pairs, config=model.config, gold=gold, progress=progress)
 
 
 def _run_parallel(shared, cfg, kernels, runner, events, cancel, report, total):
@@ -216,23 +231,7 @@ def _train_direction(
         d, shared.keys, shared.n_src_vocab, shared.n_tgt_vocab, cfg.t_smoothing
     )
     n_emit = shared.n_src_vocab if d.transposed else shared.n_tgt_vocab
-    observed = None
-    if shared.gold is not None and len(shared.gold):
-        observed = observed_counts(
-            kernels=kernels,
-            gold=shared.gold,
-            table=shared.table,
-            src_off=corpus.src_off,
-            tgt_off=corpus.tgt_off,
-            direction=d,
-            n_entries=K,
-            n_classes=shared.n_classes,
-            max_states=shared.max_states,
-            jclass=shared.jclass,
-            jofs=shared.jofs,
-            end_jump=cfg.end_jump,
-            weight=cfg.gold_lambda,
-        )
+    observed = _observed(shared, d, cfg, kernels)
     # t(emitted | state word) starts uniform over the emitted vocabulary
     t = np.full(K + 2, 1.0 / n_emit)
 
@@ -275,3 +274,24 @@ def _train_direction(
     )
     t[K] = t[K + 1] = cfg.unseen_prob  # the fallback slots (see AlignerModel)
     return TrainedDirection(t=t, jump_weights=jw, ibm1_loglik=ll1, hmm_loglik=ll2)
+
+
+def _observed(shared: _Shared, d: Direction, cfg: AlignerConfig, kernels):
+    """The gold's observed counts in direction ``d`` (seeds/004), or None without gold."""
+    if shared.gold is None or not len(shared.gold):
+        return None
+    return observed_counts(
+        kernels=kernels,
+        gold=shared.gold,
+        table=shared.table,
+        src_off=shared.corpus.src_off,
+        tgt_off=shared.corpus.tgt_off,
+        direction=d,
+        n_entries=len(shared.keys),
+        n_classes=shared.n_classes,
+        max_states=shared.max_states,
+        jclass=shared.jclass,
+        jofs=shared.jofs,
+        end_jump=cfg.end_jump,
+        weight=cfg.gold_lambda,
+    )

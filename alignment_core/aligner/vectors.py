@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 import tarfile
 from collections.abc import Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -94,12 +93,6 @@ class WordVectors:
         """Cosine of two words' vectors; 0.0 when either is unknown."""
         (va, vb), known = self.embed([a, b])
         return float(va @ vb) if known.all() else 0.0
-
-
-@lru_cache(maxsize=1)
-def shared_vectors() -> WordVectors | None:
-    """The installed vectors, loaded once per process (a worker seeds many projects)."""
-    return WordVectors.load()
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:

@@ -216,7 +216,7 @@ class WordNet:
                     exc[f[0]] = tuple(f[1:])
             self.exceptions.append(exc)
             self._data.append({int(line[:8]): line for line in _lines(self.folder / f"data.{pos}")})
-        # Bounded caches: the reader lives as long as a worker process (``shared_wordnet``) and
+        # Bounded caches: the reader lives as long as a worker process (``installed.installed_resources``) and
         # sees every project's vocabulary; a project's words (a few thousand types) fit easily.
         self._bases = lru_cache(maxsize=WORD_CACHE)(self._bases_uncached)
         self._pointers = lru_cache(maxsize=SYNSET_CACHE)(self._pointers_uncached)
@@ -564,9 +564,3 @@ def base_form_pairs(
     return [
         ([wordnet.base_form(w) for w in s], [wordnet.base_form(w) for w in t]) for s, t in pairs
     ]
-
-
-@lru_cache(maxsize=1)
-def shared_wordnet() -> WordNet | None:
-    """The installed WordNet, read once per process (its caches then serve every model)."""
-    return WordNet.load()

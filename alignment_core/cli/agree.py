@@ -63,9 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from alignment_core.agreement.kappa_c import KappaPair, kappa_c
     from alignment_core.agreement.phrase import score_alignments
-    from alignment_core.alignment import Alignment
 
     if args.samples < 1 or args.bin_width < 1:
         print("error: --samples and --bin-width must be at least 1", file=sys.stderr)
@@ -79,6 +77,42 @@ def run(args: argparse.Namespace) -> int:
     if not pairs:
         print("error: no pair could be matched between the files", file=sys.stderr)
         return 1
+    k = _kappa(args, pairs, with_seed=bool(extra)).as_dict()
+    word, phrase = score_alignments(
+        ((p.source, p.target, p.alignments[0], p.alignments[1]) for p in pairs),
+        include_identical=args.include_identical,
+    )
+    out = {
+        "pairs": len(pairs),
+        **{key: k[key] for key in _KAPPA_KEYS},
+        "kappa_pairs": k["pairs"],
+        "skipped_empty": k["skipped_empty"],
+        "seed": EMPTY_SEED if not extra else args.seed,
+        "edit_models": k["edit_models"],
+        "by_subcorpus": k["by_subcorpus"],
+        "by_length": k["by_length"],
+        "word": word.as_dict(),
+        "phrase": phrase.as_dict(),
+    }
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        _print_tables(args, out, k)
+    return 0
+
+
+# the κ_C figures the JSON output carries under their own names, in this order
+_KAPPA_KEYS = (
+    "theta", "theta0", "kappa_c", "stderr", "samples", "rng_seed", "level", "reason",
+    "theta0_stderr",
+)  # fmt: skip
+
+
+def _kappa(args: argparse.Namespace, pairs, with_seed: bool):
+    """κ_C of A against B on the matched pairs (the seed, when given, is their third file)."""
+    from alignment_core.agreement.kappa_c import KappaPair, kappa_c
+    from alignment_core.alignment import Alignment
+
     empty = Alignment()
     bar = ProgressBar(sys.stderr, enabled=sys.stderr.isatty())
     result = kappa_c(
@@ -86,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
             KappaPair(
                 p.source,
                 p.target,
-                p.alignments[2] if extra else empty,
+                p.alignments[2] if with_seed else empty,
                 p.alignments[0],
                 p.alignments[1],
                 p.subcorpus,
@@ -102,34 +136,10 @@ def run(args: argparse.Namespace) -> int:
         progress=bar,
     )
     bar.close()
-    word, phrase = score_alignments(
-        ((p.source, p.target, p.alignments[0], p.alignments[1]) for p in pairs),
-        include_identical=args.include_identical,
-    )
-    k = result.as_dict()
-    out = {
-        "pairs": len(pairs),
-        "theta": k["theta"],
-        "theta0": k["theta0"],
-        "kappa_c": k["kappa_c"],
-        "stderr": k["stderr"],
-        "samples": k["samples"],
-        "rng_seed": k["rng_seed"],
-        "level": k["level"],
-        "reason": k["reason"],
-        "theta0_stderr": k["theta0_stderr"],
-        "kappa_pairs": k["pairs"],
-        "skipped_empty": k["skipped_empty"],
-        "seed": EMPTY_SEED if not extra else args.seed,
-        "edit_models": k["edit_models"],
-        "by_subcorpus": k["by_subcorpus"],
-        "by_length": k["by_length"],
-        "word": word.as_dict(),
-        "phrase": phrase.as_dict(),
-    }
-    if args.json:
-        print(json.dumps(out, indent=2))
-        return 0
+    return result
+
+
+def _print_tables(args: argparse.Namespace, out: dict, k: dict) -> None:
     print(f"pairs: {out['pairs']} matched, {out['kappa_pairs']} with units at {args.level} level")
     print(
         f"J = {out['samples']} samples, rng seed {out['rng_seed']}, seed alignment: {out['seed']}"
@@ -143,4 +153,3 @@ def run(args: argparse.Namespace) -> int:
         print(f"{name or '(none)':<14}{s['pairs']:>7}{figures}{se:>9}  {s['reason'] or ''}")
     print("\nA against B:")
     print("\n".join(scores_table(out["word"], out["phrase"])))
-    return 0

@@ -33,7 +33,13 @@ import sys
 import numpy as np
 
 from alignment_core.aligner import SYMMETRIZATIONS, AlignerConfig, AlignerModel, train
-from alignment_core.aligner.link_model import MIN_GOLD_PAIRS, LinkModelConfig, train_seed_model
+from alignment_core.aligner.link_model import (
+    MIN_GOLD_PAIRS,
+    LinkModelConfig,
+    SeedResources,
+    train_seed_model,
+)
+from alignment_core.aligner.resources import resources_dir
 from alignment_core.alignment import AlignedPair, Alignment
 from alignment_core.formats import FORMATS, FormatError, read_pairs, write_pairs
 from alignment_core.progress import ProgressBar
@@ -83,6 +89,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, metavar="N", help="default 2")
     p.add_argument("--save-model", metavar="M", help="save the trained model (.npz)")
     p.add_argument("--model", metavar="M", help="align with this saved model")
+    _add_supervised_options(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def _add_supervised_options(p: argparse.ArgumentParser) -> None:
+    """The options of ``--model-kind supervised`` (the link classifier and what it reads)."""
     p.add_argument(
         "--model-kind",
         choices=("hmm", "supervised"),
@@ -117,8 +130,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="supervised: without the Penn Treebank tag lexicon's word classes as features",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
 
 
 def _config(args: argparse.Namespace, base: AlignerConfig) -> AlignerConfig:
@@ -226,11 +237,19 @@ def _run_supervised(args, corpus, sentences, gold, bar) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
+        resources = SeedResources.load(
+            resources_dir(),
+            wordnet=lcfg.wordnet,
+            vectors=lcfg.vectors,
+            thesaurus=lcfg.thesaurus,
+            tags=lcfg.tags,
+        )
         model = train_seed_model(
             sentences,
             gold,
             config=cfg,
             link_config=lcfg,
+            resources=resources,
             progress=bar,
         )
         bar(1.0, "aligning")
@@ -238,23 +257,7 @@ def _run_supervised(args, corpus, sentences, gold, bar) -> int:
     finally:
         bar.close()
     _write(args, corpus, alignments, probabilities if args.posteriors else None)
-    if model.kind == "supervised":
-        cv = model.info["cv"]
-        hmm = model.info["cv_hmm"]
-        print(
-            f"align: supervised link model on {len(gold)} gold pairs, threshold "
-            f"{model.threshold:.2f}; {model.info['folds']}-fold cross-validation on the gold: "
-            f"edits/pair {cv['edits_per_pair']:.2f} (HMM intersection "
-            f"{hmm['edits_per_pair']:.2f}), F1 {_f(cv['all_f1'])} (HMM {_f(hmm['all_f1'])}), "
-            f"non-identical F1 {_f(cv['nonident_f1'])} (HMM {_f(hmm['nonident_f1'])}); "
-            f"WordNet: {model.info['wordnet']}; word vectors: {model.info['vectors']}; "
-            f"thesaurus: {model.info['thesaurus']}; tag lexicon: {model.info['tags']}; "
-            f"its own links on "
-            f"{model.info['pseudo_gold_pairs']} pairs without gold counted as gold evidence",
-            file=sys.stderr,
-        )
-    else:
-        print(f"align: {model.info['reason']}", file=sys.stderr)
+    _say_model(model, len(gold))
     links = sum(len(a) for a in alignments)
     print(
         f"align: {len(corpus)} pairs ({len(gold)} with gold), {links} links "
@@ -262,6 +265,28 @@ def _run_supervised(args, corpus, sentences, gold, bar) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def _say_model(model, n_gold: int) -> None:
+    """On stderr: the supervised model's cross-validated figures beside the HMM's and what it
+    read, or why the HMM alone seeded."""
+    if model.kind != "supervised":
+        print(f"align: {model.info['reason']}", file=sys.stderr)
+        return
+    cv = model.info["cv"]
+    hmm = model.info["cv_hmm"]
+    print(
+        f"align: supervised link model on {n_gold} gold pairs, threshold "
+        f"{model.threshold:.2f}; {model.info['folds']}-fold cross-validation on the gold: "
+        f"edits/pair {cv['edits_per_pair']:.2f} (HMM intersection "
+        f"{hmm['edits_per_pair']:.2f}), F1 {_f(cv['all_f1'])} (HMM {_f(hmm['all_f1'])}), "
+        f"non-identical F1 {_f(cv['nonident_f1'])} (HMM {_f(hmm['nonident_f1'])}); "
+        f"WordNet: {model.info['wordnet']}; word vectors: {model.info['vectors']}; "
+        f"thesaurus: {model.info['thesaurus']}; tag lexicon: {model.info['tags']}; "
+        f"its own links on "
+        f"{model.info['pseudo_gold_pairs']} pairs without gold counted as gold evidence",
+        file=sys.stderr,
+    )
 
 
 def _f(x: float | None) -> str:

@@ -172,24 +172,13 @@ def parse_pairs(
         target = decode(target_lines, encoding=encoding, name=target_name)
         pairs = textpairs.parse_parallel(text, name, target, target_name, **limit)
     elif info.needs_text:
-        if text_pairs is None:
-            if source_lines is None or target_lines is None:
-                raise FormatError(
-                    f"{fmt} files carry no sentences: pass --source-text and --target-text "
-                    "(one sentence per line), or --source-text with a tsv/bitext/jsonl file",
-                    file=name,
-                )
-            text_pairs = textpairs.parse_parallel(
-                decode(source_lines, encoding=encoding, name=source_name),
-                source_name,
-                decode(target_lines, encoding=encoding, name=target_name),
-                target_name,
-                **limit,
-            )
-            text_name = f"{source_name} + {target_name}"
-        elif source_lines is not None or target_lines is not None:
+        if text_pairs is not None and (source_lines is not None or target_lines is not None):
             raise FormatError(
                 "pass either text_pairs or source_lines/target_lines, not both", file=name
+            )
+        if text_pairs is None:
+            text_pairs, text_name = _text_of(
+                fmt, name, encoding, source_lines, target_lines, source_name, target_name, limit
             )
         parse = pharaoh.parse if fmt == "pharaoh" else naacl.parse
         pairs = parse(text, name, text_pairs, text_name, **limit)
@@ -198,23 +187,50 @@ def parse_pairs(
             raise FormatError(
                 f"{fmt} files carry their own sentences: drop the text files", file=name
             )
-        if fmt == "edinburgh":
-            sure = (
-                None if sure_data is None else decode(sure_data, encoding=encoding, name=sure_name)
-            )
-            pairs = edinburgh.parse(text, name, sure, sure_name, **limit)
-        else:
-            pairs = {
-                "giza-a3": giza_a3.parse,
-                "jsonl": jsonl.parse,
-                "tsv": textpairs.parse_tsv,
-                "bitext": textpairs.parse_bitext,
-            }[fmt](text, name, **limit)
+        pairs = _parse_self_contained(text, fmt, name, encoding, sure_data, sure_name, limit)
+    return _with_subcorpus(pairs, subcorpus)
+
+
+def _with_subcorpus(pairs: list[AlignedPair], subcorpus: str | None) -> list[AlignedPair]:
+    """``pairs``, those without a subcorpus given ``subcorpus`` (if any)."""
     if subcorpus:
         for pair in pairs:
             if not pair.subcorpus:
                 pair.subcorpus = subcorpus
     return pairs
+
+
+def _text_of(fmt, name, encoding, source_lines, target_lines, source_name, target_name, limit):
+    """The sentence pairs a links-only format (pharaoh, naacl) reads its links against, from
+    the two one-sentence-a-line files, and what errors call them."""
+    if source_lines is None or target_lines is None:
+        raise FormatError(
+            f"{fmt} files carry no sentences: pass --source-text and --target-text "
+            "(one sentence per line), or --source-text with a tsv/bitext/jsonl file",
+            file=name,
+        )
+    text_pairs = textpairs.parse_parallel(
+        decode(source_lines, encoding=encoding, name=source_name),
+        source_name,
+        decode(target_lines, encoding=encoding, name=target_name),
+        target_name,
+        **limit,
+    )
+    return text_pairs, f"{source_name} + {target_name}"
+
+
+def _parse_self_contained(text, fmt, name, encoding, sure_data, sure_name, limit):
+    """The pairs of a format that carries its own sentences (edinburgh with its optional
+    sure-only file, giza-a3, jsonl, tsv, bitext)."""
+    if fmt == "edinburgh":
+        sure = None if sure_data is None else decode(sure_data, encoding=encoding, name=sure_name)
+        return edinburgh.parse(text, name, sure, sure_name, **limit)
+    return {
+        "giza-a3": giza_a3.parse,
+        "jsonl": jsonl.parse,
+        "tsv": textpairs.parse_tsv,
+        "bitext": textpairs.parse_bitext,
+    }[fmt](text, name, **limit)
 
 
 def read_pairs(

@@ -40,6 +40,26 @@ def _index(field: str, what: str, name: str, line: int) -> int:
     return int(field)
 
 
+def _is_sure(fields: list[str], name: str, lineno: int) -> bool:
+    """A line's label (S, P; none: sure), its optional confidence checked to be a number."""
+    sure = True
+    if len(fields) >= 4:
+        label = fields[3]
+        if label in ("S", "P"):
+            sure = label == "S"
+        elif len(fields) == 4 and _is_number(label):
+            pass  # a confidence without a label
+        else:
+            raise FormatError(
+                f"bad label {label!r}: expected S or P ({_USAGE})", file=name, line=lineno
+            )
+    if len(fields) == 5 and not _is_number(fields[4]):
+        raise FormatError(
+            f"bad confidence {fields[4]!r}: expected a number", file=name, line=lineno
+        )
+    return sure
+
+
 def parse(
     text: str,
     name: str,
@@ -61,21 +81,7 @@ def parse(
         pid = fields[0]
         i = _index(fields[1], "source", name, lineno)
         j = _index(fields[2], "target", name, lineno)
-        sure = True
-        if len(fields) >= 4:
-            label = fields[3]
-            if label in ("S", "P"):
-                sure = label == "S"
-            elif len(fields) == 4 and _is_number(label):
-                pass  # a confidence without a label
-            else:
-                raise FormatError(
-                    f"bad label {label!r}: expected S or P ({_USAGE})", file=name, line=lineno
-                )
-        if len(fields) == 5 and not _is_number(fields[4]):
-            raise FormatError(
-                f"bad confidence {fields[4]!r}: expected a number", file=name, line=lineno
-            )
+        sure = _is_sure(fields, name, lineno)
         n = by_id.get(pid)
         if n is None:
             raise FormatError(

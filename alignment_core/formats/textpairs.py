@@ -62,7 +62,6 @@ def parse_tsv(text: str, name: str, *, max_tokens: int | None = None) -> list[Al
     out = PairCollector(name, max_tokens=max_tokens)
     lines = split_lines(text)
     columns: list[str] | None = None
-    n_fields = 0
     start = 0
     for k, line in enumerate(lines):
         if line.strip():
@@ -71,43 +70,59 @@ def parse_tsv(text: str, name: str, *, max_tokens: int | None = None) -> list[Al
                 start = k + 1
                 _check_columns(columns, name, k + 1)
             break
-    if columns is not None:
-        idx = {c: n for n, c in enumerate(columns)}
-        required = max(idx[c] for c in _CORE_COLUMNS if c in idx) + 1
+    read = _PlainRows(name) if columns is None else _HeadedRows(columns, name)
     ordinal = 0
     for k in range(start, len(lines)):
-        line = lines[k]
-        if not line.strip():
-            continue
-        lineno = k + 1
-        ordinal += 1
-        fields = line.split("\t")
-        if columns is None:
-            if not n_fields:
-                n_fields = len(fields)
-                if n_fields not in (2, 3):
-                    raise FormatError(
-                        f"expected 3 tab-separated fields (id, source, target) or 2 "
-                        f"(source, target), got {len(fields)}",
-                        file=name,
-                        line=lineno,
-                    )
-            if len(fields) != n_fields:
-                shape = "id, source, target" if n_fields == 3 else "source, target"
+        if lines[k].strip():
+            ordinal += 1
+            out.add(read.pair(lines[k].split("\t"), ordinal, k + 1), k + 1)
+    return out.pairs
+
+
+class _PlainRows:
+    """Rows without a header: (id, source, target) or (source, target), as the first says."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.n_fields = 0
+
+    def pair(self, fields: list[str], ordinal: int, lineno: int) -> AlignedPair:
+        if not self.n_fields:
+            self.n_fields = len(fields)
+            if self.n_fields not in (2, 3):
                 raise FormatError(
-                    f"expected {n_fields} tab-separated fields ({shape}) as on the first line, "
-                    f"got {len(fields)}",
-                    file=name,
+                    f"expected 3 tab-separated fields (id, source, target) or 2 "
+                    f"(source, target), got {len(fields)}",
+                    file=self.name,
                     line=lineno,
                 )
-            pid = fields[0].strip() if n_fields == 3 else str(ordinal)
-            out.add(AlignedPair(pid, fields[-2].split(), fields[-1].split()), lineno)
-            continue
-        if not required <= len(fields) <= len(columns):
+        if len(fields) != self.n_fields:
+            shape = "id, source, target" if self.n_fields == 3 else "source, target"
+            raise FormatError(
+                f"expected {self.n_fields} tab-separated fields ({shape}) as on the first line, "
+                f"got {len(fields)}",
+                file=self.name,
+                line=lineno,
+            )
+        pid = fields[0].strip() if self.n_fields == 3 else str(ordinal)
+        return AlignedPair(pid, fields[-2].split(), fields[-1].split())
+
+
+class _HeadedRows:
+    """Rows under a header naming their columns (the core ones, subcorpus, metadata, more)."""
+
+    def __init__(self, columns: list[str], name: str) -> None:
+        self.columns, self.name = columns, name
+        self.idx = {c: n for n, c in enumerate(columns)}
+        self.required = max(self.idx[c] for c in _CORE_COLUMNS if c in self.idx) + 1
+
+    def pair(self, fields: list[str], ordinal: int, lineno: int) -> AlignedPair:
+        columns, idx = self.columns, self.idx
+        if not self.required <= len(fields) <= len(columns):
             raise FormatError(
                 f"expected {len(columns)} tab-separated fields as the header says "
                 f"({', '.join(columns)}), got {len(fields)}",
-                file=name,
+                file=self.name,
                 line=lineno,
             )
         fields += [""] * (len(columns) - len(fields))
@@ -123,11 +138,10 @@ def parse_tsv(text: str, name: str, *, max_tokens: int | None = None) -> list[Al
             if col == "subcorpus":
                 pair.subcorpus = value
             elif col == "metadata":
-                pair.metadata.update(_metadata_cell(value, name, lineno))
+                pair.metadata.update(_metadata_cell(value, self.name, lineno))
             else:
                 pair.metadata[col] = value
-        out.add(pair, lineno)
-    return out.pairs
+        return pair
 
 
 def _check_columns(columns: list[str], name: str, line: int) -> None:

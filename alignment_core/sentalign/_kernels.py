@@ -64,6 +64,9 @@ def band_dots(src_ptr, src_idx, src_val, tgt_ptr, tgt_idx, tgt_val, dot_lo, out)
             out[i, c] = s
 
 
+# Its plain-Python twin is the same function, checked against brute force by
+# tests/core/test_sentalign_dp.py; splitting it would only add calls inside the hot loop.
+# long: the banded DP's one compiled loop (cells × bead types, the cost terms inline)
 @jit
 def band_dp(
     n,

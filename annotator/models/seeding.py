@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from alignment_core.aligner.posteriors import POSTERIOR_SCALE  # noqa: F401  (re-exported)
 from annotator.models.projects import LinksModel, Project, SentencePair
 
 
@@ -31,9 +32,8 @@ class AlignerRun(models.Model):
         return f"{self.kind} run {self.pk} on {self.project}"
 
 
-# Stored link posteriors take one byte a cell: round(POSTERIOR_SCALE·p). Written by the seeding
-# service, read by the grid; defined here, beside the field, once.
-POSTERIOR_SCALE = 255
+# Stored link posteriors take one byte a cell: round(POSTERIOR_SCALE·p), defined once in the
+# core beside the encoding (alignment_core.aligner.posteriors).
 
 
 class SeedAlignment(LinksModel):

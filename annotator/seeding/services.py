@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-import numpy as np
 from django.db import transaction
 
 from alignment_core.aligner import AlignerConfig
@@ -29,14 +28,15 @@ from alignment_core.aligner.link_model import (
     EVIDENCE_KEYS,
     MIN_GOLD_PAIRS,
     LinkModelConfig,
+    installed_resources,
     train_seed_model,
     uncertainty,
 )
+from alignment_core.aligner.posteriors import quantise_posteriors
 from alignment_core.progress import Progress, part, silent
 from annotator.jobs.services import start_job
 from annotator.links import to_alignment
 from annotator.models import (
-    POSTERIOR_SCALE,
     AlignerRun,
     Assignment,
     GoldAlignment,
@@ -49,18 +49,6 @@ from annotator.models import (
 _TRAIN_SHARE = 0.85
 # Pairs aligned (and their posteriors held in memory) at a time.
 SEED_CHUNK = 1000
-
-
-def quantise_posteriors(matrix: np.ndarray) -> bytes:
-    """An N×M matrix of link posteriors in [0, 1] as stored: one byte a cell, round(255·p),
-    row-major (cell (i, j) at byte i·M + j)."""
-    scaled = np.rint(np.clip(np.asarray(matrix, dtype=np.float64), 0.0, 1.0) * POSTERIOR_SCALE)
-    return np.ascontiguousarray(scaled, dtype=np.uint8).tobytes()
-
-
-def dequantise_posteriors(raw: bytes, rows: int, cols: int) -> np.ndarray:
-    """The stored bytes back as an N×M float matrix (each cell within 1/510 of the original)."""
-    return np.frombuffer(bytes(raw), dtype=np.uint8).reshape(rows, cols) / POSTERIOR_SCALE
 
 
 def seed_project(
@@ -91,7 +79,12 @@ def seed_project(
     lcfg = LinkModelConfig(min_gold_pairs=min_gold_pairs)
     report(0.01, f"training on {len(pairs)} pairs ({len(gold)} hand-aligned)")
     model = train_seed_model(
-        sentences, gold, config=cfg, link_config=lcfg, progress=part(report, 0.01, _TRAIN_SHARE)
+        sentences,
+        gold,
+        config=cfg,
+        link_config=lcfg,
+        resources=installed_resources(),
+        progress=part(report, 0.01, _TRAIN_SHARE),
     )
     report(_TRAIN_SHARE, "aligning")
     evidence = {key: model.info.get(key) for key in EVIDENCE_KEYS}

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from alignment_core.aligner import AlignerConfig, train
+from alignment_core.aligner.posteriors import dequantise_posteriors, quantise_posteriors
 from annotator.models import AlignerRun, SeedAlignment
-from annotator.seeding.services import dequantise_posteriors, quantise_posteriors, seed_project
+from annotator.seeding.services import seed_project
 
 pytestmark = pytest.mark.django_db
 

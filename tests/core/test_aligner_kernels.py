@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from alignment_core.aligner import AlignerConfig, train
+from alignment_core.aligner import AlignerConfig, _kernels, train
 from alignment_core.aligner._kernels import get_kernels
 from alignment_core.aligner.synthetic import synthetic_corpus
 from alignment_core.aligner.table import jump_class_table
@@ -21,8 +21,10 @@ def test_plain_path_gives_identical_alignments(tiny, monkeypatch):
     gold = {0: tiny.gold[0], 5: tiny.gold[5]}
     cfg = AlignerConfig(ibm1_iterations=3, hmm_iterations=3, threads=1)
     compiled = train(tiny.pairs, cfg, gold=gold)
-    monkeypatch.setenv("GRIDALIGN_ALIGNER_PLAIN", "1")
-    assert get_kernels().hmm_viterbi is get_kernels(plain=False).hmm_viterbi.py_func
+    monkeypatch.setitem(_kernels._PLAIN, "default", True)
+    assert (
+        get_kernels().hmm_viterbi.__code__ is get_kernels(plain=False).hmm_viterbi.py_func.__code__
+    )
     plain = train(tiny.pairs, cfg, gold=gold)
     for method in ("intersect", "grow-diag-final-and"):
         assert plain.align(tiny.pairs, symmetrize=method) == compiled.align(
@@ -37,7 +39,7 @@ def test_plain_path_gives_identical_alignments(tiny, monkeypatch):
 def test_plain_path_ibm1_decoding(tiny, monkeypatch):
     cfg = AlignerConfig(ibm1_iterations=3, hmm_iterations=0, threads=1)
     compiled = train(tiny.pairs, cfg).align(tiny.pairs)
-    monkeypatch.setenv("GRIDALIGN_ALIGNER_PLAIN", "1")
+    monkeypatch.setitem(_kernels._PLAIN, "default", True)
     assert train(tiny.pairs, cfg).align(tiny.pairs) == compiled
 
 
@@ -84,3 +86,41 @@ def test_edit_distances_compiled_and_plain_agree():
     get_kernels(plain=True).edit_distances(a, la, b, lb, plain)
     assert np.array_equal(compiled, plain)
     assert (compiled <= np.maximum(la, lb)).all() and (compiled >= np.abs(la - lb)).all()
+
+
+def test_the_edge_chooses_plain_kernels(monkeypatch, tmp_path):
+    """Only an edge reads GRIDALIGN_ALIGNER_PLAIN (here the CLI, as it starts a command): the
+    kernels module never reads the environment, so setting the variable alone changes nothing."""
+    from alignment_core.cli import main
+
+    monkeypatch.setitem(_kernels._PLAIN, "default", False)
+    monkeypatch.setenv("GRIDALIGN_ALIGNER_PLAIN", "1")
+    assert get_kernels().hmm_viterbi is get_kernels(plain=False).hmm_viterbi
+    main(["resources", "status", "--folder", str(tmp_path)])  # exit 1: nothing installed there
+    assert (
+        get_kernels().hmm_viterbi.__code__ is get_kernels(plain=False).hmm_viterbi.py_func.__code__
+    )
+    monkeypatch.setenv("GRIDALIGN_ALIGNER_PLAIN", "0")
+    main(["resources", "status", "--folder", str(tmp_path)])
+    assert get_kernels().hmm_viterbi is get_kernels(plain=False).hmm_viterbi
+
+
+def test_a_plain_twin_is_plain_throughout():
+    """A kernel split into parts: its plain twin calls the parts' plain originals, not their
+    compiled versions, so the plain path checks the compiled one end to end."""
+    from numba.core.dispatcher import Dispatcher
+
+    plain, compiled = get_kernels(plain=True), get_kernels(plain=False)
+    parts = {
+        "hmm_forward_backward": ("_forward", "_backward", "_count_jumps", "_last_position"),
+        "hmm_viterbi": ("_log_transitions", "_viterbi_forward", "_viterbi_trace"),
+        "observed_counts": ("_link_weights", "_count_gold_pair"),
+    }
+    for kernel, names in parts.items():
+        twin = getattr(plain, kernel)
+        assert not isinstance(twin, Dispatcher) and isinstance(
+            getattr(compiled, kernel), Dispatcher
+        )
+        for name in names:
+            assert isinstance(getattr(compiled, kernel).py_func.__globals__[name], Dispatcher)
+            assert not isinstance(twin.__globals__[name], Dispatcher), (kernel, name)

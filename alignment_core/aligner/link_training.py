@@ -1,0 +1,407 @@
+"""``train_seed_model``: the supervised link model trained on the gold (how it works: see
+``link_model``). The steps, each a function: check the gold; the HMM alone when there is too
+little of it; otherwise the unsupervised HMM's evidence on the gold pairs' cells
+(``GoldCells``), the columns the gold and the outside resources add (``_input_columns``), the
+classifier stages fitted fold by fold (``_FoldFitter``, ``_fit_stages``), and a second round on
+the model's own links (``_count_own_links``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from alignment_core.aligner.config import AlignerConfig
+from alignment_core.aligner.features import (
+    FEATURE_NAMES,
+    LEXICON_NAMES,
+    CellGrid,
+    GoldLexicon,
+    TokenStats,
+    candidate_cells,
+    context_features,
+)
+from alignment_core.aligner.link_classifiers import (
+    FoldAverage,
+    LinkStages,
+    Views,
+    beside_a_likely_link,
+    fit_classifier,
+    in_threads,
+    kept_columns,
+    on_rows,
+    probability,
+    take_rows,
+)
+from alignment_core.aligner.link_config import UNUSED_COLUMNS, LinkModelConfig
+from alignment_core.aligner.link_inputs import (
+    GOLD_HMM_NAMES,
+    best_threshold,
+    cell_labels,
+    hmm_cell_features,
+    hmm_evidence,
+    identical_cells,
+    knowledge_features,
+    lexicon_of,
+    link_figures,
+)
+from alignment_core.aligner.model import AlignerModel
+from alignment_core.aligner.seed_model import SeedModel
+from alignment_core.aligner.seed_resources import SeedResources, note
+from alignment_core.aligner.tags import TAG_NAMES
+from alignment_core.aligner.thesaurus import THESAURUS_NAMES
+from alignment_core.aligner.training import train
+from alignment_core.aligner.vectors import VECTOR_NAMES
+from alignment_core.aligner.wordclass import WORD_CLASS_NAMES
+from alignment_core.aligner.wordnet import WORDNET_NAMES, base_form_pairs
+from alignment_core.alignment import Alignment
+from alignment_core.progress import Progress, part, silent
+
+TokenPairs = Sequence[tuple[Sequence[str], Sequence[str]]]
+
+
+def train_seed_model(
+    pairs: TokenPairs,
+    gold: Mapping[int, Alignment] | None = None,
+    *,
+    config: AlignerConfig | None = None,
+    link_config: LinkModelConfig | None = None,
+    resources: SeedResources | None = None,
+    progress: Progress | None = None,
+) -> SeedModel:
+    """Train the seeding model on ``pairs`` (all of them: their sentences train the HMM) with
+    ``gold`` (0-based indices into ``pairs`` → hand alignments).
+
+    With at least ``link_config.min_gold_pairs`` gold pairs: the supervised link model (see the
+    module notes); ``info["cv"]`` holds its cross-validated figures on the gold pairs beside
+    the HMM's intersection on the same pairs (``info["cv_hmm"]``). Otherwise the HMM alone.
+    ``resources``: the outside resources the model may read (those ``link_config`` turns on);
+    None reads none. ``progress(fraction, message)`` is called as work advances (fraction 0–1).
+    """
+    cfg = config or AlignerConfig()
+    lcfg = link_config or LinkModelConfig()
+    report = progress or silent
+    gold = _checked_gold(pairs, gold)
+    if len(gold) < lcfg.min_gold_pairs:
+        return _hmm_alone(pairs, gold, cfg, lcfg, report)
+    use = (resources or SeedResources()).used_by(
+        lcfg.wordnet, lcfg.vectors, lcfg.thesaurus, lcfg.tags
+    )
+
+    hmm = _train_hmm(pairs, cfg, None, report, 0.6)
+    report(0.6, f"features of {len(gold)} gold pairs")
+    stats = TokenStats(pairs)
+    cells = GoldCells.of(pairs, gold, hmm, stats, lcfg)
+    base_forms = lcfg.gold_hmm and lcfg.gold_hmm_base_forms and use.wordnet is not None
+    seen = base_form_pairs(pairs, use.wordnet) if base_forms else pairs
+    X, names, lexicon, gold_hmm = _input_columns(cells, stats, seen, gold, cfg, lcfg, use, report)
+    fitted = _fit_stages(cells, X, Views.of(names, lcfg.symmetric), lcfg, report)
+
+    model = SeedModel(
+        kind="supervised",
+        hmm=hmm,
+        stats=stats,
+        stages=fitted.stages,
+        lexicon=lexicon,
+        gold_hmm=gold_hmm,
+        gold_hmm_base_forms=base_forms,
+        wordnet=use.wordnet,
+        vectors=use.vectors,
+        thesaurus=use.thesaurus,
+        word_classes=lcfg.word_classes,
+        tags=use.tags,
+        threshold=fitted.threshold,
+    )
+    own = _count_own_links(model, pairs, gold, seen, stats, cfg, lcfg, report)
+    report(1.0, "trained")
+    model.info = _supervised_info(len(cells.index), fitted, own, lcfg, use)
+    return model
+
+
+def _supervised_info(n_gold: int, fitted, own: list, lcfg, use: SeedResources) -> dict:
+    """What a supervised model says of itself (``SeedModel.info``)."""
+    return {
+        "gold_pairs": n_gold,
+        "pseudo_gold_pairs": len(own),
+        "pseudo_gold_links": sum(len(a.all_links) for a in own),
+        "threshold": fitted.threshold,
+        "folds": lcfg.folds,
+        "wordnet": note(lcfg.wordnet, use.wordnet),
+        "vectors": note(lcfg.vectors, use.vectors),
+        "thesaurus": note(lcfg.thesaurus, use.thesaurus),
+        "tags": note(lcfg.tags, use.tags),
+        "cv": fitted.cv,
+        "cv_hmm": fitted.cv_hmm,
+        "link_config": lcfg.to_dict(),
+    }
+
+
+def _train_hmm(pairs: TokenPairs, config: AlignerConfig, gold, progress: Progress, share: float):
+    """``train()`` reporting on the first ``share`` of ``progress``."""
+    return train(pairs, config=config, gold=gold or None, progress=part(progress, 0.0, share))
+
+
+def _quiet(fraction: float, message: str) -> None:
+    """A progress callback that hears nothing (the gold HMMs train beside other work)."""
+
+
+def _checked_gold(pairs: TokenPairs, gold: Mapping[int, Alignment] | None) -> dict:
+    """``gold`` as a dict, every index checked to name one of ``pairs``."""
+    gold = dict(gold or {})
+    for n in gold:
+        if not 0 <= int(n) < len(pairs):
+            raise ValueError(f"gold alignment for pair index {n}, but there are {len(pairs)} pairs")
+    return gold
+
+
+def _hmm_alone(pairs, gold, cfg: AlignerConfig, lcfg: LinkModelConfig, report) -> SeedModel:
+    """Too little gold for the classifiers: the HMM seeds, the gold as observed counts."""
+    hmm = _train_hmm(pairs, cfg, gold, report, 1.0)
+    reason = (
+        f"{len(gold)} gold pair(s), fewer than the {lcfg.min_gold_pairs} the supervised "
+        "model needs: the HMM alone seeds" + (" (gold as counts)" if gold else "")
+    )
+    return SeedModel(kind="hmm", hmm=hmm, info={"gold_pairs": len(gold), "reason": reason})
+
+
+@dataclass
+class GoldCells:
+    """The gold pairs' cells as the classifiers learn from them: the HMM's cell features
+    (``X``, one row per cell of ``grid``), their labels, and the fold of each pair and cell.
+
+    k-fold cross-validation over gold pairs: out-of-fold probabilities tune the threshold and
+    feed the second stage (so it learns from first-stage output as it will look on pairs the
+    first stage never saw); the gold lexicon of a fold's rows is counted on the other folds, as
+    it will be on pairs that are not gold."""
+
+    index: list[int]  # the gold pairs' indices into all the pairs, ascending
+    pairs: list  # the gold pairs
+    alignments: list[Alignment]
+    X: np.ndarray
+    grid: CellGrid
+    linked: np.ndarray
+    sure: np.ndarray
+    identical: np.ndarray
+    candidates: np.ndarray
+    fold_of_pair: np.ndarray
+    fold: np.ndarray
+
+    @classmethod
+    def of(cls, pairs, gold, hmm: AlignerModel, stats: TokenStats, lcfg) -> GoldCells:
+        index = sorted(int(n) for n in gold)
+        gold_pairs = [pairs[n] for n in index]
+        alignments = [gold[n] for n in index]
+        for n, (s, t), a in zip(index, gold_pairs, alignments, strict=True):
+            try:
+                a.validate(len(s), len(t))
+            except ValueError as exc:
+                raise ValueError(f"gold alignment of pair {n}: {exc}") from exc
+        X, grid = hmm_cell_features(hmm, stats, gold_pairs)
+        linked, sure = cell_labels(grid, [len(t) for _, t in gold_pairs], alignments)
+        identical = identical_cells(gold_pairs)
+        candidates = candidate_cells(X)
+        rng = np.random.default_rng(lcfg.seed)
+        fold_of_pair = rng.permutation(len(index)) % lcfg.folds
+        fold = fold_of_pair[grid.pair]
+        return cls(
+            index, gold_pairs, alignments, X, grid, linked, sure, identical, candidates,
+            fold_of_pair, fold,
+        )  # fmt: skip
+
+
+def _lexicon_columns(cells: GoldCells, stats: TokenStats, lcfg) -> tuple[np.ndarray, GoldLexicon]:
+    """The gold lexicon's columns, each fold's rows counted on the other folds' gold; and the
+    lexicon counted on all of it, which seeds."""
+    src_words, tgt_words = stats.word_ids(cells.pairs)
+    grid, linked, fold = cells.grid, cells.linked, cells.fold
+    lex = np.zeros((len(cells.X), len(LEXICON_NAMES)), dtype=np.float32)
+    for k in range(lcfg.folds):
+        counted = GoldLexicon(grid, src_words, tgt_words, linked, fold != k, len(stats.index))
+        rows = fold == k
+        lex[rows] = counted.features(grid, src_words, tgt_words)[rows]
+    everything = np.ones(len(cells.X), dtype=bool)
+    return lex, GoldLexicon(grid, src_words, tgt_words, linked, everything, len(stats.index))
+
+
+def _gold_hmm_columns(cells: GoldCells, seen, gold, cfg, lcfg) -> tuple[np.ndarray, AlignerModel]:
+    """The HMM with gold as counts (seeds/004) knows the gold's word pairs; a fold's rows get
+    the evidence of an HMM that counted the other folds' gold only (on base forms, the gold's
+    word pairs also count for their other inflections). And the one that counted all the
+    gold, which seeds."""
+    evidence = np.zeros((len(cells.X), len(GOLD_HMM_NAMES)), dtype=np.float32)
+    for k in range(lcfg.folds):
+        chosen = np.flatnonzero(cells.fold_of_pair != k)
+        others = {cells.index[n]: cells.alignments[n] for n in chosen}
+        hmm_k = _train_hmm(seen, cfg, others, _quiet, 0.0)
+        members = [seen[cells.index[n]] for n in np.flatnonzero(cells.fold_of_pair == k)]
+        evidence[cells.fold == k] = hmm_evidence(hmm_k, members)
+    return evidence, _train_hmm(seen, cfg, gold, _quiet, 0.0)
+
+
+def _input_columns(cells, stats, seen, gold, cfg, lcfg, use: SeedResources, report):
+    """Every input column of the gold cells (the HMM's cell features, the gold lexicon's, the
+    gold HMMs', the outside resources'), their names, and the gold lexicon and gold HMM that
+    seed (None when not used)."""
+    blocks = [cells.X]  # joined once below: each join copies every column
+    lexicon = None
+    if lcfg.lexicon:
+        lex, lexicon = _lexicon_columns(cells, stats, lcfg)
+        blocks.append(lex)
+    gold_hmm = None
+    # the HMMs train (compiled kernels, mostly outside the GIL) in a thread while this one
+    # reads the outside resources (Python): on two cores, side by side
+    with ThreadPoolExecutor(max_workers=1) as beside:
+        hmms = (
+            beside.submit(_gold_hmm_columns, cells, seen, gold, cfg, lcfg)
+            if lcfg.gold_hmm
+            else None
+        )
+        if hmms is not None:
+            report(0.6, f"{lcfg.folds + 1} HMMs with the gold as counts")
+        knowledge = knowledge_features(
+            cells.grid, cells.pairs, use.wordnet, use.vectors, use.thesaurus,
+            lcfg.word_classes, use.tags, lambda what: report(0.6, what),
+        )  # fmt: skip
+        if hmms is not None:
+            evidence, gold_hmm = hmms.result()
+            blocks.append(evidence)
+    names = (
+        *FEATURE_NAMES,
+        *(LEXICON_NAMES if lcfg.lexicon else ()),
+        *(GOLD_HMM_NAMES if lcfg.gold_hmm else ()),
+        *(WORDNET_NAMES if use.wordnet is not None else ()),
+        *(VECTOR_NAMES if use.vectors is not None else ()),
+        *(THESAURUS_NAMES if use.thesaurus is not None else ()),
+        *(WORD_CLASS_NAMES if lcfg.word_classes else ()),
+        *(TAG_NAMES if use.tags is not None else ()),
+    )
+    return np.hstack(blocks + knowledge), names, lexicon, gold_hmm
+
+
+@dataclass
+class _FoldFitter:
+    """Fits one stage's classifiers fold by fold: per fold k, a classifier fitted on the rows
+    of the other folds scores fold k's rows."""
+
+    lcfg: LinkModelConfig
+    cells: GoldCells
+    stage_names: tuple[str, ...]
+    columns: dict[str, np.ndarray | None]  # the input columns each stage reads (None: all)
+    workers: int
+    report: Callable[[float, str], None]
+
+    @classmethod
+    def of(cls, lcfg: LinkModelConfig, cells: GoldCells, views: Views, report) -> _FoldFitter:
+        stage_names = ("first stage", "second stage")[: lcfg.stages] + ("sure or possible",)
+        # the first stage's inputs are the cell features' view; the later stages' also the
+        # first stage's context
+        later = views.first_names + views.context_names
+        columns = {
+            name: kept_columns(
+                views.first_names if name == "first stage" else later, UNUSED_COLUMNS[name]
+            )
+            if lcfg.skip_unused and lcfg.stages == 2
+            else None
+            for name in stage_names
+        }
+        return cls(lcfg, cells, stage_names, columns, lcfg.workers or os.cpu_count() or 1, report)
+
+    def out_of_fold(
+        self,
+        name: str,
+        inputs: np.ndarray,
+        labels: np.ndarray,
+        within: np.ndarray,
+        only: np.ndarray | None = None,
+        scored: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, FoldAverage]:
+        """Per fold k, a classifier fitted on the ``within`` rows of the other folds (and in
+        ``only``, if given) scores fold k's ``within`` rows (those in ``scored``, if given).
+        The out-of-fold probabilities, and the fold classifiers as one averaged model."""
+        lcfg, fold, folds = self.lcfg, self.cells.fold, range(self.lcfg.folds)
+        step = self.stage_names.index(name)
+        settings = lcfg if step or lcfg.stages == 1 else lcfg.first_stage()
+        self.report(0.6 + 0.4 * step / len(self.stage_names), f"fitting the link model: {name}")
+        train_rows = [within & (fold != k) & (True if only is None else only) for k in folds]
+        test_rows = [within & (fold == k) & (True if scored is None else scored) for k in folds]
+        keep = self.columns[name]
+        models = in_threads(
+            lambda rows: fit_classifier(
+                settings, take_rows(inputs, rows, keep), labels[rows], only is not None
+            ),
+            train_rows,
+            self.workers,
+        )
+        out = np.zeros(len(inputs))
+        scores = in_threads(
+            lambda k: probability(models[k], take_rows(inputs, test_rows[k], keep)),
+            list(folds),
+            self.workers,
+        )
+        for rows, score in zip(test_rows, scores, strict=True):
+            out[rows] = score
+        return out, FoldAverage(models, self.workers, keep, inputs.shape[1])
+
+
+@dataclass
+class _Fitted:
+    stages: LinkStages
+    threshold: float
+    cv: dict[str, Any]
+    cv_hmm: dict[str, Any]
+
+
+def _fit_stages(cells: GoldCells, X: np.ndarray, views: Views, lcfg, report) -> _Fitted:
+    """The classifier stages fitted fold by fold, the decoding threshold tuned on their
+    out-of-fold probabilities, and the cross-validated figures (the HMM's beside them)."""
+    fitter = _FoldFitter.of(lcfg, cells, views, report)
+    candidates, linked = cells.candidates, cells.linked
+    # the classifiers' inputs are formed on the rows a stage reads only (the others stay 0)
+    first_input = on_rows(views.first(X[candidates]), candidates)
+    stage_input, rows = first_input, candidates
+    oof, first = fitter.out_of_fold("first stage", first_input, linked, rows)
+    second = None
+    if lcfg.stages == 2:
+        context = context_features(oof, cells.grid)
+        rows = candidates | beside_a_likely_link(context, lcfg.widen)
+        added = rows & ~candidates
+        first_input[added] = views.first(X[added])
+        stage_input = on_rows(np.hstack([first_input[rows], views.context(context[rows])]), rows)
+        oof, second = fitter.out_of_fold("second stage", stage_input, linked, rows)
+    threshold = lcfg.threshold if lcfg.threshold is not None else best_threshold(oof, linked)
+    predicted = oof >= threshold
+    # P(sure | link) is only ever read where a link is predicted
+    oof_sure, sure_classifier = fitter.out_of_fold(
+        "sure or possible", stage_input, cells.sure, rows, only=linked, scored=predicted
+    )
+    n_gold = len(cells.index)
+    cv = link_figures(predicted, linked, cells.identical, n_gold)
+    both = predicted & linked
+    cv["sure_accuracy"] = (
+        float(np.mean((oof_sure[both] >= 0.5) == cells.sure[both])) if both.any() else None
+    )
+    viterbi_both = X[:, FEATURE_NAMES.index("viterbi_both")] > 0.5
+    cv_hmm = link_figures(viterbi_both, linked, cells.identical, n_gold)
+    stages = LinkStages(first, second, sure_classifier, lcfg.widen, views)
+    return _Fitted(stages, threshold, cv, cv_hmm)
+
+
+def _count_own_links(model: SeedModel, pairs, gold, seen, stats, cfg, lcfg, report) -> list:
+    """The second round: the model's links on the pairs without gold count as gold for the
+    gold HMM and the gold lexicon that seed (the classifiers stay as fitted). The links it
+    counted (none when there is nothing to count them for)."""
+    unlabelled = [n for n in range(len(pairs)) if n not in gold] if lcfg.pseudo_gold else []
+    if not unlabelled or (model.lexicon is None and model.gold_hmm is None):
+        return []
+    report(0.95, f"the model's links on the {len(unlabelled)} pairs without gold, as counts")
+    predicted = model.align([pairs[n] for n in unlabelled])
+    counted = {**dict(zip(unlabelled, predicted, strict=True)), **gold}
+    if model.gold_hmm is not None:  # on the pairs (or base forms) the first one read
+        model.gold_hmm = _train_hmm(seen, cfg, counted, _quiet, 0.0)
+    if model.lexicon is not None:
+        model.lexicon = lexicon_of(stats, pairs, counted)
+    return predicted

@@ -1,0 +1,126 @@
+"""``SeedModel``: what seeds a project, the HMM alone or the HMM's evidence read by the fitted
+link classifiers; and ``uncertainty``, how unsure a pair's link probabilities are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from alignment_core.aligner.features import (
+    CellGrid,
+    GoldLexicon,
+    TokenStats,
+)
+from alignment_core.aligner.link_classifiers import LinkStages
+from alignment_core.aligner.link_inputs import hmm_cell_features, hmm_evidence, knowledge_features
+from alignment_core.aligner.model import AlignerModel, pair_chunks
+from alignment_core.aligner.tags import TagLexicon
+from alignment_core.aligner.thesaurus import Thesaurus
+from alignment_core.aligner.vectors import WordVectors
+from alignment_core.aligner.wordnet import WordNet, base_form_pairs
+from alignment_core.alignment import Alignment
+
+TokenPairs = Sequence[tuple[Sequence[str], Sequence[str]]]
+
+
+class SeedModel:
+    """What seeds a project: the HMM alone (``kind == "hmm"``) or the HMM's evidence read by
+    the supervised link classifier (``kind == "supervised"``)."""
+
+    def __init__(
+        self,
+        *,
+        kind: str,
+        hmm: AlignerModel,
+        stats: TokenStats | None = None,
+        stages: LinkStages | None = None,
+        lexicon: GoldLexicon | None = None,
+        gold_hmm: AlignerModel | None = None,
+        gold_hmm_base_forms: bool = False,
+        wordnet: WordNet | None = None,
+        vectors: WordVectors | None = None,
+        thesaurus: Thesaurus | None = None,
+        word_classes: bool = False,
+        tags: TagLexicon | None = None,
+        threshold: float = 0.5,
+        info: dict[str, Any] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.hmm = hmm
+        self.stats = stats
+        self.stages = stages
+        self.lexicon = lexicon
+        self.gold_hmm = gold_hmm
+        self.gold_hmm_base_forms = gold_hmm_base_forms
+        self.wordnet = wordnet
+        self.vectors = vectors
+        self.thesaurus = thesaurus
+        self.word_classes = word_classes
+        self.tags = tags
+        self.threshold = threshold
+        self.info = dict(info or {})
+
+    def predict(self, pairs: TokenPairs) -> tuple[list[Alignment], list[np.ndarray]]:
+        """Alignments (sure and possible links) and N×M float32 link probabilities, per pair.
+
+        The HMM fallback gives its symmetrised links (all sure) and the mean posteriors."""
+        if self.kind == "hmm":
+            return self.hmm.align(pairs), self.hmm.posteriors(pairs)
+        alignments: list[Alignment] = []
+        matrices: list[np.ndarray] = []
+        for lo, hi in pair_chunks(pairs):  # bounded memory, as the HMM's own decoding
+            chunk = pairs[lo:hi]
+            X, grid = self.cell_inputs(chunk)
+            prob, p_sure = self.stages.predict(X, grid, self.threshold)
+            linked = prob >= self.threshold
+            sure = p_sure >= 0.5
+            for n, (s, t) in enumerate(chunk):
+                lo_c, hi_c = int(grid.offsets[n]), int(grid.offsets[n + 1])
+                cells = np.flatnonzero(linked[lo_c:hi_c])
+                is_sure = sure[lo_c:hi_c][cells]
+                cols = max(len(t), 1)
+                links = [(int(c // cols), int(c % cols)) for c in cells]
+                alignments.append(
+                    Alignment.from_sets(
+                        [lk for lk, k in zip(links, is_sure, strict=True) if k],
+                        [lk for lk, k in zip(links, is_sure, strict=True) if not k],
+                    )
+                )
+                matrices.append(prob[lo_c:hi_c].reshape(len(s), len(t)).astype(np.float32))
+        return alignments, matrices
+
+    def cell_inputs(self, pairs: TokenPairs) -> tuple[np.ndarray, CellGrid]:
+        """The supervised model's input per cell of ``pairs``: the cell features, then the
+        gold lexicon's, the gold HMM's, WordNet's, the word vectors' and the thesaurus's
+        columns, as in training."""
+        X, grid = hmm_cell_features(self.hmm, self.stats, pairs)
+        blocks = [X]  # joined once at the end: each join copies every column
+        if self.lexicon is not None:
+            blocks.append(self.lexicon.features(grid, *self.stats.word_ids(pairs)))
+        if self.gold_hmm is not None:
+            seen = base_form_pairs(pairs, self.wordnet) if self.gold_hmm_base_forms else pairs
+            blocks.append(hmm_evidence(self.gold_hmm, seen))
+        blocks += knowledge_features(
+            grid, pairs, self.wordnet, self.vectors, self.thesaurus, self.word_classes, self.tags
+        )
+        return np.hstack(blocks), grid
+
+    def align(self, pairs: TokenPairs) -> list[Alignment]:
+        return self.predict(pairs)[0]
+
+    def probabilities(self, pairs: TokenPairs) -> list[np.ndarray]:
+        return self.predict(pairs)[1]
+
+
+def uncertainty(matrix: np.ndarray) -> float:
+    """How unsure a pair's link probabilities are: the summed binary entropy of its cells (in
+    bits) per token (N + M), so long pairs are not unsure just for being long."""
+    p = np.clip(np.asarray(matrix, dtype=np.float64), 1e-9, 1 - 1e-9)
+    tokens = sum(p.shape) if p.ndim == 2 else 0
+    if not tokens or p.size == 0:
+        return 0.0
+    h = -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
+    return float(h.sum() / tokens)
