@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from annotator.api.filters import JobFilter
 from annotator.api.projects import RoleContextMixin
 from annotator.api.schema import ID_LOOKUP, read_schema
+from annotator.job_results import visible_result
 from annotator.models import Job
 from annotator.selectors import access
 from annotator.selectors import jobs as job_selectors
@@ -77,9 +78,7 @@ class JobSerializer(serializers.ModelSerializer):
     @extend_schema_field({"type": "object", "nullable": True})
     def get_result(self, job: Job) -> Any:
         user = self.context["request"].user
-        if self._is_lead(job) or job.created_by_id == user.pk:
-            return job.result
-        return None
+        return visible_result(job=job, user=user, is_lead=self._is_lead(job))
 
     def get_url(self, job: Job) -> str:
         return f"/api/jobs/{job.pk}/"
