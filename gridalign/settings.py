@@ -14,7 +14,14 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from gridalign.env import env_bool, env_int, env_list, env_str, parse_database_url
+from gridalign.env import (
+    SQLITE_OPTIONS,
+    env_bool,
+    env_int,
+    env_list,
+    env_str,
+    parse_database_url,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("GRIDALIGN_VAR_DIR") or BASE_DIR / "var")
@@ -107,7 +114,7 @@ DATABASES = {
     else {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": VAR_DIR / "gridalign.sqlite3",
-        "OPTIONS": {"timeout": 20},
+        "OPTIONS": dict(SQLITE_OPTIONS),  # WAL, busy timeout, IMMEDIATE (gridalign/env.py)
     }
 }
 # Job bookkeeping (progress, heartbeat) on PostgreSQL goes through a connection of its own, in
