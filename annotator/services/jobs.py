@@ -28,6 +28,7 @@ Decisions:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -159,6 +160,8 @@ JOB_KINDS: dict[str, str] = {
 # Kinds of which a project runs one at a time: starting one while another is queued or running
 # returns that one (five quick clicks on "Seed" start one job, not five identical ones).
 ONE_AT_A_TIME_PER_PROJECT = frozenset({"seed"})
+# Kinds whose success is written in the same transaction as their work (see run_job).
+RECORD_SUCCESS_WITH_WORK = frozenset({"import"})
 
 
 def work_for(kind: str) -> Work:
@@ -266,11 +269,23 @@ def run_job(
     interval = heartbeat_interval or default_heartbeat_interval()
     heartbeat = _Heartbeat(job_id, interval=interval, using=using)
     heartbeat.start()
+    # A kind whose work is one transaction anyway (an import) records its success in that same
+    # transaction: a worker killed after the work's commit can no longer leave it "failed:
+    # worker lost" with everything imported. Others (hours of training before a short write)
+    # must not hold a transaction that long, so they keep the separate update below.
+    together = job.kind in RECORD_SUCCESS_WITH_WORK
     try:
-        result = work(job, reporter)
-        if result is not None and not isinstance(result, dict):
-            raise TypeError(f"job work must return a dict or None, got {type(result).__name__}")
-        json.dumps(result)
+        with transaction.atomic() if together else contextlib.nullcontext():
+            result = work(job, reporter)
+            if result is not None and not isinstance(result, dict):
+                raise TypeError(f"job work must return a dict or None, got {type(result).__name__}")
+            json.dumps(result)
+            if together:
+                heartbeat.stop()
+                if not _record_success(job_id, result, reporter):
+                    # failed meanwhile (its worker declared lost): undo the work too, so the
+                    # job's state stays true
+                    raise RuntimeError("the job was failed while it ran; its work is undone")
     except Exception as exc:
         heartbeat.stop()
         logger.exception("job %s (%s) failed", job_id, job.kind)
@@ -285,6 +300,12 @@ def run_job(
         fail_job(job_id=job_id, message="Interrupted", error=error_text(exc) or repr(exc))
         raise
     heartbeat.stop()
+    if not together:
+        _record_success(job_id, result, reporter)
+
+
+def _record_success(job_id: int, result: dict[str, Any] | None, reporter: JobReporter) -> bool:
+    """Mark the job succeeded with ``result``; False if it had been failed meanwhile."""
     done = timezone.now()
     # A job the stale sweep failed meanwhile (no heartbeat for JOB_STALE_AFTER: the process
     # stalled, or the database was unreachable) did succeed: its work returned and committed.
@@ -305,6 +326,7 @@ def run_job(
     )
     if not updated:
         logger.warning("job %s finished its work after it had been failed; result dropped", job_id)
+    return bool(updated)
 
 
 def fail_job(*, job_id: int, message: str, error: str) -> bool:
