@@ -4,8 +4,10 @@ A feature's API module declares its viewsets; only this module knows the URL lay
 
 from __future__ import annotations
 
+from csp.constants import SELF, UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
 from annotator.accounts.api import auth
@@ -49,5 +51,13 @@ urlpatterns = [
         name="api-documents",
     ),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # The split view serves its start-up script as a file: no inline script (CSP). Its page
+    # has one inline <style> (drf-spectacular's template): allowed on this page only.
+    path(
+        "docs/",
+        csp_update({"style-src-elem": [SELF, UNSAFE_INLINE]})(
+            SpectacularSwaggerSplitView.as_view(url_name="api-schema")
+        ),
+        name="api-docs",
+    ),
 ]

@@ -49,6 +49,17 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
+# SQLite (the quick start's database; PostgreSQL for a team, see the docs): WAL, so readers are
+# never blocked by a writer (a long import), writers wait up to 20 s for each other rather than
+# failing at once, and every transaction takes the write lock when it begins (IMMEDIATE), so
+# two racing saves queue instead of one failing to upgrade its read lock ("database is locked").
+SQLITE_OPTIONS = {
+    "init_command": "PRAGMA journal_mode=WAL;",
+    "timeout": 20,
+    "transaction_mode": "IMMEDIATE",
+}
+
+
 def parse_database_url(url: str, *, base_dir: str) -> dict:
     """``sqlite:///relative/or//absolute/path`` or ``postgres[ql]://user:pw@host:port/name``."""
     parts = urlsplit(url)
@@ -59,7 +70,11 @@ def parse_database_url(url: str, *, base_dir: str) -> dict:
             raise ImproperlyConfigured(f"DATABASE_URL={url!r}: no SQLite file path")
         # sqlite:////abs/file.db is absolute; sqlite:///var/file.db is relative to base_dir
         path = path[1:] if path.startswith("//") else os.path.join(base_dir, path.lstrip("/"))
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": path, "OPTIONS": {"timeout": 20}}
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": path,
+            "OPTIONS": dict(SQLITE_OPTIONS),
+        }
     if scheme in ("postgres", "postgresql", "pgsql"):
         name = unquote(parts.path.lstrip("/"))
         if not name:

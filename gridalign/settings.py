@@ -12,9 +12,17 @@ import secrets
 from datetime import timedelta
 from pathlib import Path
 
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 
-from gridalign.env import env_bool, env_int, env_list, env_str, parse_database_url
+from gridalign.env import (
+    SQLITE_OPTIONS,
+    env_bool,
+    env_int,
+    env_list,
+    env_str,
+    parse_database_url,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("GRIDALIGN_VAR_DIR") or BASE_DIR / "var")
@@ -69,6 +77,8 @@ MIDDLEWARE = [
     # first: a database that is away (restart, failover) answers 503 + Retry-After, not 500
     "annotator.common.middleware.DatabaseUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Content-Security-Policy on every response (CONTENT_SECURITY_POLICY below)
+    "csp.middleware.CSPMiddleware",
     # Static files from STATIC_ROOT (collectstatic), straight after the HTTPS redirect: no
     # session or database work for them. With DEBUG on, runserver serves the sources.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -107,7 +117,7 @@ DATABASES = {
     else {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": VAR_DIR / "gridalign.sqlite3",
-        "OPTIONS": {"timeout": 20},
+        "OPTIONS": dict(SQLITE_OPTIONS),  # WAL, busy timeout, IMMEDIATE (gridalign/env.py)
     }
 }
 # Job bookkeeping (progress, heartbeat) on PostgreSQL goes through a connection of its own, in
@@ -186,6 +196,17 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON bodies too deep or holding lone surrogates are a 400 before any view runs, and no
+    # response fails to encode (annotator/api/json_input.py).
+    "DEFAULT_PARSER_CLASSES": [
+        "annotator.common.json_input.StrictJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "DEFAULT_RENDERER_CLASSES": [
+        "annotator.common.json_input.SafeJSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "annotator.common.pagination.Pagination",
@@ -314,6 +335,27 @@ SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # the grid's JavaScript reads the CSRF token from the cookie
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+
+# --- Content-Security-Policy (django-csp) --------------------------------------------------
+# Scripts only from this site's own files: no inline script, no event-handler attributes, no
+# eval, nothing from another origin (pages hand data to their scripts with json_script). Style
+# sheets from this site only; style *attributes* stay allowed (progress bars set a width), not
+# <style> elements. Images also as data: URLs (the API docs' icons). Nobody may frame a page.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "style-src-attr": [UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 # --- Annotation (grid-backend) -------------------------------------------------------------
 # Time spent on a pair is the gap between an annotator's saves (or opening it), capped at this

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from alignment_core.formats.shorten import REASON_LIMIT, cut_middle
+
 
 class FormatError(ValueError):
     """A file cannot be read (or written) as asked. ``str(err)`` is ``file:line: reason``."""
@@ -10,7 +12,8 @@ class FormatError(ValueError):
         self.reason = reason
         self.file = file
         self.line = line
-        where = file or "<input>"
+        where = cut_middle(file or "<input>", REASON_LIMIT)
         if line is not None:
             where = f"{where}:{line}"
-        super().__init__(f"{where}: {reason}")
+        # a quoted long value is cut in the middle: file, line and reason stay readable
+        super().__init__(f"{where}: {cut_middle(reason, REASON_LIMIT)}")

@@ -17,6 +17,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from alignment_core.formats import FormatError
 from annotator.common.exceptions import RefusedInput
+from annotator.common.json_input import printable
 
 
 class BadInput(exceptions.APIException):
@@ -57,7 +58,7 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
-    data = response.data
+    data = response.data = printable(response.data)  # never echo what cannot be encoded
     if isinstance(data, dict) and isinstance(data.get("error"), str):
         return response
     message = "; ".join(summary(data)) or response.status_text

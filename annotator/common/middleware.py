@@ -20,8 +20,9 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.signals import got_request_exception
-from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
+
+from annotator.common.db_errors import beyond_database_limits, database_unavailable
 
 logger = logging.getLogger(__name__)
 
@@ -30,8 +31,12 @@ MESSAGE = "The database is unavailable for a moment; nothing was saved by this r
 _MARK = "_gridalign_database_unavailable"
 
 
-def database_unavailable(exc: BaseException | None) -> bool:
-    return isinstance(exc, OperationalError | InterfaceError)
+TOO_LARGE = "The request is too large for the database ({reason}); retrying will not help."
+
+
+def too_large_response(exc: BaseException) -> JsonResponse:
+    message = TOO_LARGE.format(reason=str(exc).splitlines()[0][:200] if str(exc) else "a limit")
+    return JsonResponse({"detail": message, "error": message}, status=413)
 
 
 def unavailable_response() -> JsonResponse:
@@ -61,6 +66,9 @@ class DatabaseUnavailableMiddleware:
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if beyond_database_limits(exception):  # a client error, never a retryable outage
+            logger.warning("query past a database limit in %s: %s", request.path, exception)
+            return too_large_response(exception)
         if not database_unavailable(exception):
             return None
         logger.warning(

@@ -5,4 +5,5 @@ from annotator.jobs.registry import JobKind, register
 
 
 def register_job_kinds() -> None:
-    register(JobKind("import", import_work))
+    # An import is one transaction: its success is recorded inside it (issue 30, finding 8).
+    register(JobKind("import", import_work, record_success_with_work=True))

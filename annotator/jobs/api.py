@@ -18,6 +18,7 @@ from annotator.common.filters import JobFilter
 from annotator.common.permissions import RoleContextMixin
 from annotator.common.schema import ID_LOOKUP, read_schema
 from annotator.jobs import selectors as job_selectors
+from annotator.jobs.results import visible_result
 from annotator.models import Job
 
 
@@ -77,9 +78,7 @@ class JobSerializer(serializers.ModelSerializer):
     @extend_schema_field({"type": "object", "nullable": True})
     def get_result(self, job: Job) -> Any:
         user = self.context["request"].user
-        if self._is_lead(job) or job.created_by_id == user.pk:
-            return job.result
-        return None
+        return visible_result(job=job, user=user, is_lead=self._is_lead(job))
 
     def get_url(self, job: Job) -> str:
         return f"/api/jobs/{job.pk}/"

@@ -27,6 +27,10 @@ class JobKind:
     work: Work
     summary: Summary | None = None
     one_at_a_time_per_project: bool = False
+    # The work is one transaction anyway (an import): its success is recorded inside it, so a
+    # worker killed just after the work's commit cannot leave the job "failed" with the work
+    # done. Long work (training) keeps the separate update and holds no long transaction.
+    record_success_with_work: bool = False
 
 
 _KINDS: dict[str, JobKind] = {}
@@ -52,6 +56,12 @@ def job_kind(name: str) -> JobKind:
 def work_for(name: str) -> Work:
     """The work function of job kind ``name``; KeyError names an unknown kind."""
     return job_kind(name).work
+
+
+def records_success_with_work(name: str) -> bool:
+    """Whether kind ``name`` records its success in its work's transaction (unknown: no)."""
+    kind = _KINDS.get(name)
+    return kind is not None and kind.record_success_with_work
 
 
 def summary_for(name: str) -> Summary | None:

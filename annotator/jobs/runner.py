@@ -28,6 +28,7 @@ Decisions:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -39,12 +40,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, close_old_connections, connection, connections
+from django.db import DEFAULT_DB_ALIAS, close_old_connections, connection, connections, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from alignment_core.progress import Progress
-from annotator.jobs.registry import Work, work_for
+from annotator.jobs.registry import Work, records_success_with_work, work_for
 from annotator.models import Job
 
 logger = logging.getLogger(__name__)
@@ -167,11 +168,23 @@ def run_job(
     interval = heartbeat_interval or default_heartbeat_interval()
     heartbeat = _Heartbeat(job_id, interval=interval, using=using)
     heartbeat.start()
+    # A kind whose work is one transaction anyway (an import) records its success in that same
+    # transaction: a worker killed after the work's commit can no longer leave it "failed:
+    # worker lost" with everything imported. Others (hours of training before a short write)
+    # must not hold a transaction that long, so they keep the separate update below.
+    together = records_success_with_work(job.kind)
     try:
-        result = work(job, reporter)
-        if result is not None and not isinstance(result, dict):
-            raise TypeError(f"job work must return a dict or None, got {type(result).__name__}")
-        json.dumps(result)
+        with transaction.atomic() if together else contextlib.nullcontext():
+            result = work(job, reporter)
+            if result is not None and not isinstance(result, dict):
+                raise TypeError(f"job work must return a dict or None, got {type(result).__name__}")
+            json.dumps(result)
+            if together:
+                heartbeat.stop()
+                if not _succeed(job_id, result, reporter.last_message):
+                    # failed meanwhile (its worker declared lost): undo the work too, so the
+                    # job's state stays true
+                    raise RuntimeError("the job was failed while it ran; its work is undone")
     except Exception as exc:
         heartbeat.stop()
         logger.exception("job %s (%s) failed", job_id, job.kind)
@@ -186,7 +199,8 @@ def run_job(
         fail_job(job_id=job_id, message="Interrupted", error=error_text(exc) or repr(exc))
         raise
     heartbeat.stop()
-    _succeed(job_id, result, reporter.last_message)
+    if not together:
+        _succeed(job_id, result, reporter.last_message)
 
 
 def _claim(job_id: int) -> Job | None:
@@ -202,8 +216,9 @@ def _claim(job_id: int) -> Job | None:
     return Job.objects.get(pk=job_id)
 
 
-def _succeed(job_id: int, result: dict[str, Any] | None, last_message: str) -> None:
-    """Record a job's returned result: succeeded at 100 %, its last message kept."""
+def _succeed(job_id: int, result: dict[str, Any] | None, last_message: str) -> bool:
+    """Record a job's returned result: succeeded at 100 %, its last message kept; False if the
+    job had been failed meanwhile."""
     done = timezone.now()
     # A job the stale sweep failed meanwhile (no heartbeat for JOB_STALE_AFTER: the process
     # stalled, or the database was unreachable) did succeed: its work returned and committed.
@@ -224,6 +239,7 @@ def _succeed(job_id: int, result: dict[str, Any] | None, last_message: str) -> N
     )
     if not updated:
         logger.warning("job %s finished its work after it had been failed; result dropped", job_id)
+    return bool(updated)
 
 
 def fail_job(*, job_id: int, message: str, error: str) -> bool:

@@ -9,6 +9,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from annotator.jobs.registry import summary_for
+from annotator.jobs.results import can_see_result, visible_result
 from annotator.models import Job, Membership, Project
 
 
@@ -81,8 +82,8 @@ def job_state(*, job: Job, user: Any) -> dict[str, Any]:
         "message": job.message,
         "reason": failure_reason(job=job),
         "error": (job.error or None) if can_see_traceback(job=job, user=user) else None,
-        "result": job.result,
-        "summary": result_summary(job=job),
+        "result": visible_result(job=job, user=user),  # the blind rule (job_results.py)
+        "summary": result_summary(job=job) if can_see_result(job=job, user=user) else None,
         "created_at": iso(job.created_at),
         "started_at": iso(job.started_at),
         "heartbeat_at": iso(job.heartbeat_at),

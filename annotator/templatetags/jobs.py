@@ -1,6 +1,7 @@
 """What a job's box shows: ``{% job_failure job request.user as failure %}``, a failure as this
 user may see it (the traceback for staff and the project's leads, else the one-line reason),
-and ``{% job_summary job as summary %}``, a succeeded job's result in words."""
+``{% job_summary job request.user as summary %}``, a succeeded job's result in words, and
+``{% job_result job request.user as result %}``, the result if this user may see it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from django import template
 
 from annotator.jobs import selectors as job_selectors
+from annotator.jobs.results import can_see_result, visible_result
 from annotator.models import Job
 
 register = template.Library()
@@ -24,5 +26,13 @@ def job_failure(job: Job, user: Any) -> str:
 
 
 @register.simple_tag
-def job_summary(job: Job) -> str:
+def job_summary(job: Job, user: Any) -> str:
+    if not can_see_result(job=job, user=user):
+        return ""
     return job_selectors.result_summary(job=job) or ""
+
+
+@register.simple_tag
+def job_result(job: Job, user: Any) -> Any:
+    """The job's result if ``user`` may see it (annotator.jobs.results), else None."""
+    return visible_result(job=job, user=user)

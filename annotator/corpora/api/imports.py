@@ -1,8 +1,9 @@
 """``POST /api/projects/{id}/imports/``: upload a corpus in any SPEC §2 format, with the
 options of ``manage.py import_corpus``; answers 202 with the import job (leads).
 
-The files are read once here, so a malformed file is a 400 naming its line at once; the job
-then imports them all or nothing, and the upload is deleted when it ends.
+The upload is streamed to disk and its head checked here (a small file is read whole), so a
+malformed file is a 400 naming its line at once (annotator/services/upload_head.py); the job
+then reads it all and imports it all or nothing, and the upload is deleted when it ends.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from annotator.corpora.services.importing import (
     LOAD_MODES,
     TOKEN_MISMATCH_POLICIES,
     CorpusImportError,
-    read_source,
 )
 from annotator.corpora.services.importing_checks import subcorpus_problem, username_problem
+from annotator.corpora.services.upload_head import check_upload
 from annotator.jobs.api import JOB_EXAMPLE, JobSerializer, job_accepted
 
 
@@ -130,7 +131,7 @@ class ImportView(APIView):
                 options["format"] = unpacked.pop("format")
                 names.update(unpacked)
             source = uploads.import_source(folder=folder, names=names, options=options)
-            read_source(source)  # a malformed file is a 400 now, with its line
+            check_upload(source)  # a malformed head (a small file: any line) is a 400 now
         except CorpusImportError as exc:
             uploads.delete_upload(folder)
             raise BadInput(uploads._without_folder(str(exc), folder)) from None

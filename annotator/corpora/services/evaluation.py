@@ -27,6 +27,9 @@ from annotator.corpora.services.export import gold_pairs
 from annotator.models import Project, SentencePair
 
 LEVELS = ("word", "phrase", "both")
+# Ids per lookup query: SQLite allows 32,766 variables by default (fewer when built so), and
+# psycopg 65,535 parameters; a file of 292,300 pairs must not be one query.
+ID_CHUNK = 5000
 
 
 def gold_for_evaluation(*, project: Project) -> list[AlignedPair]:
@@ -116,11 +119,14 @@ def _match_to_gold(
     # Only the file's ids without gold are looked up (why: unknown, trial, no gold yet); two
     # lists of every id in the query made the database compare each pair with each id.
     without_gold = sorted({p.id for p in system if p.id not in gold_by_id})
-    others = dict(
-        SentencePair.objects.filter(project=project, external_id__in=without_gold).values_list(
-            "external_id", "is_trial"
+    others: dict[str, bool] = {}
+    for start in range(0, len(without_gold), ID_CHUNK):  # under SQLite's variable limit
+        chunk = without_gold[start : start + ID_CHUNK]
+        others.update(
+            SentencePair.objects.filter(project=project, external_id__in=chunk).values_list(
+                "external_id", "is_trial"
+            )
         )
-    )
     matched: list[tuple[AlignedPair, AlignedPair]] = []
     unmatched: list[dict[str, str]] = []
     mismatched: list[dict[str, str]] = []

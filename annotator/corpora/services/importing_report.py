@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from alignment_core.formats.shorten import REASON_LIMIT, cut_middle
 from annotator.common.exceptions import RefusedInput
 
 MAX_SHOWN_PROBLEMS = 10
@@ -29,16 +30,18 @@ class Problem:
     position: int | None = None  # 1-based index of the pair in the input
 
     def __str__(self) -> str:
-        where = self.file or "<input>"
+        # Long values (a 5,000-character id) are cut in the middle so that the file, the line
+        # and the reason stay visible in a one-line reason.
+        where = cut_middle(self.file or "<input>", REASON_LIMIT)
         if self.line is not None:
             where = f"{where}:{self.line}"
         if self.pair_id is not None:
-            where += f": pair {self.pair_id!r}"
+            where += f": pair {cut_middle(self.pair_id)!r}"
             if self.line is None and self.position is not None:
                 where += f" (pair #{self.position} of the input)"
         elif self.line is None and self.position is not None:
             where += f": pair #{self.position} of the input"
-        return f"{where}: {self.reason}"
+        return f"{where}: {cut_middle(self.reason, REASON_LIMIT)}"
 
 
 class CorpusImportError(RefusedInput):

@@ -15,7 +15,6 @@ import re
 import shutil
 import time
 import uuid
-import zipfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from django.conf import settings
 
 from annotator.corpora.services.importing import CorpusImportError, ImportSource, import_files
 from annotator.corpora.services.importing_report import Problem
+from annotator.corpora.services.zip_members import BrokenMember, extract_member, open_archive
 from annotator.jobs.runner import UNFINISHED
 from annotator.jobs.services import start_job
 from annotator.models import Job, Project
@@ -109,9 +109,9 @@ def unpack_export_zip(*, folder: Path, name: str) -> dict[str, str]:
         return CorpusImportError(Problem(reason, file=name))
 
     try:
-        archive = zipfile.ZipFile(folder / name)
-    except zipfile.BadZipFile:
-        raise refuse("not a zip archive") from None
+        archive = open_archive(folder / name)
+    except ValueError as exc:
+        raise refuse(str(exc)) from None
     with archive:
         members = archive.infolist()
         if len(members) > ZIP_MAX_MEMBERS:
@@ -128,13 +128,11 @@ def unpack_export_zip(*, folder: Path, name: str) -> dict[str, str]:
         }
         limit = settings.API_UPLOAD_MAX_MB * 1024 * 1024
         for role, member in (("file", links[0]), ("source_text", texts[0])):
-            if member.file_size > limit:
-                raise refuse(
-                    f"{member.filename} unpacks to more than {settings.API_UPLOAD_MAX_MB} MB"
-                )
             target = f"unzipped-{safe_name(member.filename)}"
-            with archive.open(member) as src, open(folder / target, "wb") as dst:
-                shutil.copyfileobj(src, dst, 1024 * 1024)
+            try:  # the bytes really extracted count, not the sizes the archive declares
+                extract_member(archive, member, folder / target, limit=limit)
+            except BrokenMember as exc:
+                raise refuse(str(exc)) from None
             out[role] = target
     return out
 

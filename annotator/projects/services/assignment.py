@@ -40,6 +40,7 @@ from annotator.projects.services.assignment_plan import (
     PlanError,
     plan_assignment,
 )
+from annotator.projects.services.member_rules import NO_SUCH_ANNOTATOR
 
 __all__ = [
     "AssignmentError",
@@ -305,7 +306,8 @@ def reassign(*, assignment: Assignment, to_user: Any) -> Assignment:
     if not Membership.objects.filter(
         project=project, user=to_user, role=Membership.Role.ANNOTATOR
     ).exists():
-        raise AssignmentError(f"{to_user.get_username()} is not an annotator of this project")
+        # never a name: the user may belong to another project (member_rules.py)
+        raise AssignmentError(NO_SUCH_ANNOTATOR)
     if to_user.pk == assignment.annotator_id:
         raise AssignmentError("the pair is already assigned to this annotator")
     with transaction.atomic():

@@ -18,6 +18,7 @@ from django.db import transaction
 
 from annotator.models import Membership, Project
 from annotator.projects.services.assignment import withdraw_unstarted
+from annotator.projects.services.member_rules import NO_SUCH_MEMBER
 
 
 class MemberError(ValueError):
@@ -52,7 +53,7 @@ def remove_member(*, project: Project, user: Any) -> int:
     with transaction.atomic():
         current = Membership.objects.select_for_update().filter(project=project, user=user).first()
         if current is None:
-            raise MemberError(f"{user.get_username()} is not a member of this project")
+            raise MemberError(NO_SUCH_MEMBER)  # never a name: they may be another project's
         if current.role == Membership.Role.LEAD:
             _keep_a_lead(project, leaving=user)
         current.delete()

@@ -29,6 +29,7 @@ from annotator.models import Assignment, Membership, Project
 from annotator.projects.selectors import progress as progress_selectors
 from annotator.projects.selectors import projects as project_selectors
 from annotator.projects.services import assignment as assignment_services
+from annotator.projects.services import member_rules
 from annotator.projects.services import members as member_services
 
 User = get_user_model()
@@ -61,7 +62,7 @@ class AddMemberForm(forms.Form):
     def clean_username(self) -> Any:
         user = User.objects.filter(username=self.cleaned_data["username"].strip()).first()
         if user is None:
-            raise forms.ValidationError("No user with this name: create an account below.")
+            raise forms.ValidationError(member_rules.NOT_ADDABLE)  # as for a stranger
         return user
 
 
@@ -80,9 +81,12 @@ def members_page(request: HttpRequest, project: Project) -> HttpResponse:
                 add_form = AddMemberForm(request.POST)
                 if add_form.is_valid():
                     user, role = add_form.cleaned_data["username"], add_form.cleaned_data["role"]
-                    member_services.add_member(project=project, user=user, role=role)
-                    messages.success(request, f"{user.get_username()} is now a {role}.")
-                    return redirect("project-members", project.pk)
+                    if not member_rules.may_add(project=project, by=request.user, user=user):
+                        add_form.add_error("username", member_rules.NOT_ADDABLE)
+                    else:
+                        member_services.add_member(project=project, user=user, role=role)
+                        messages.success(request, f"{user.get_username()} is now a {role}.")
+                        return redirect("project-members", project.pk)
             elif action == "create":
                 new_form = NewAnnotatorForm(request.POST)
                 if new_form.is_valid():
