@@ -224,13 +224,17 @@ function buildTable(container, m, options, cell) {
   container.classList.add("ga-grid-wrap");
   container.classList.toggle("ga-fill", Boolean(options.fill));
   container.style.setProperty("--ga-cell", `${cell}px`);
+  // the legend above the grid; on the annotation page (fill) beside it, under the overview,
+  // where it costs the grid no height
+  const legend = '<div class="ga-legend-box"></div>';
+  const aside = options.overview ? '<div class="ga-overview" aria-hidden="true" hidden></div>' : "";
   container.innerHTML =
-    '<div class="ga-legend-box"></div><div class="ga-body">' +
+    `${options.fill ? "" : legend}<div class="ga-body" dir="${m.dir}">` +
     `<div class="ga-scroll" dir="${m.dir}"><div class="ga-colband" hidden></div>` +
     `<table class="ga-grid" role="grid" tabindex="0" aria-rowcount="${m.rows + 1}" aria-colcount="${m.cols + 1}"` +
     ` aria-readonly="${m.readOnly}" aria-label="Alignment grid: ${m.rows} source words (rows) × ${m.cols} target words (columns)">` +
     `${html.head()}<tbody>${html.rows(0, firstRows, firstCols, firstRows === m.rows && firstCols === m.cols)}</tbody></table></div>` +
-    `${options.overview ? '<div class="ga-overview" aria-hidden="true" hidden></div>' : ""}</div>`;
+    `${options.fill ? `<div class="ga-aside" dir="ltr">${aside}${legend}</div>` : aside}</div>`;
   const table = container.querySelector("table");
   table.id = `ga-grid-${++mounted}`;
   // CSSOM, not style attributes in the HTML: a Content-Security-Policy may refuse those
@@ -365,7 +369,8 @@ function gridView(m, v, cellAtStart, container) {
     /** The cell size at which the whole grid fits the scroller's box (headers grow with it). */
     fit() {
       const box = scroller.parentElement; // .ga-body: the room the scroller may take
-      const overview = v.overviewBox && !v.overviewBox.hidden ? v.overviewBox.offsetWidth : 0;
+      const side = box.querySelector(".ga-aside") || (v.overviewBox && !v.overviewBox.hidden ? v.overviewBox : null);
+      const overview = side ? side.offsetWidth + 10 : 0;
       const size = {
         rows: m.rows,
         cols: m.cols,

@@ -59,8 +59,8 @@ export function scrollToShow({ start, size, scroll, view, pad = 0 }) {
  * scrolled to (scrollStart, scrollTop): the body starts after the header bands.
  */
 export function visibleRegion({ rows, cols, cell, headWidth, headHeight, scrollStart, scrollTop, width, height }) {
-  const j0 = Math.max(0, scrollStart / cell);
-  const i0 = Math.max(0, scrollTop / cell);
+  const j0 = Math.min(cols, Math.max(0, scrollStart / cell));
+  const i0 = Math.min(rows, Math.max(0, scrollTop / cell));
   const j1 = Math.min(cols, (scrollStart + width - headWidth) / cell);
   const i1 = Math.min(rows, (scrollTop + height - headHeight) / cell);
   return { i0, i1: Math.max(i0, i1), j0, j1: Math.max(j0, j1) };
