@@ -10,6 +10,7 @@ fetched from a network. Without it the test skips on a laptop and fails under CI
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -82,7 +83,8 @@ def test_the_queue_and_the_grid_have_no_serious_violations(
     page.click("[data-action=submit]")
     page.wait_for_selector("[data-field=feedback]:not([hidden])")
     failures["trial-feedback"] = serious_violations(page, "trial-feedback")
-    assert {k: v for k, v in failures.items() if v} == {}
+    found = {k: v for k, v in failures.items() if v}
+    assert found == {}, json.dumps(found, indent=1, ensure_ascii=False)
 
 
 def test_the_lead_pages_have_no_serious_violations(live_server, axe_page, django_user_model):
@@ -121,4 +123,5 @@ def test_the_lead_pages_have_no_serious_violations(live_server, axe_page, django
         if name == "adjudicate":
             page.wait_for_selector("#adj-grid [role=grid]")
         failures[name] = serious_violations(page, f"lead-{name}")
-    assert {k: v for k, v in failures.items() if v} == {}
+    found = {k: v for k, v in failures.items() if v}
+    assert found == {}, json.dumps(found, indent=1, ensure_ascii=False)
