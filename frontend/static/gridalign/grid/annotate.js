@@ -175,6 +175,7 @@ async function submit({ acceptSeed = false } = {}) {
 
 function feedback(result, next) {
   feedbackShown = true;
+  root.classList.add("feedback-open"); // the overlay shows the pair: it takes the grid's room
   showFeedback({ box: $("feedback"), pair: data.pair, links: state.toLinks(), feedback: result, next, queueUrl: root.dataset.queueUrl });
 }
 
@@ -316,6 +317,7 @@ function show(next) {
   const { pair, seed, annotation, urls } = data;
   if (saver) clearTimeout(saver.timer); // the previous pair's: submitted, nothing left to send
   feedbackShown = false;
+  root.classList.remove("feedback-open");
   $("feedback").hidden = true;
   $("conflict").hidden = true;
   $("flag-form").reset();
