@@ -227,7 +227,12 @@ function buildTable(container, m, options, cell) {
   // the legend above the grid; on the annotation page (fill) beside it, under the overview,
   // where it costs the grid no height
   const legend = '<div class="ga-legend-box"></div>';
-  const aside = options.overview ? '<div class="ga-overview" aria-hidden="true" hidden></div>' : "";
+  // the overview only when the grid will not fit its box: estimated from the sizes known now
+  // (the row words' column is at most 10.5em, the column words' band about 10em, in a font of
+  // 0.56 cells), so the first frame is laid out once, not again to show or hide the overview
+  const room = { width: (box.width || window.innerWidth) - 150, height: onScreen };
+  const overflows = 6 * cell + m.cols * cell > room.width || 6 * cell + m.rows * cell > room.height;
+  const aside = options.overview ? `<div class="ga-overview" aria-hidden="true"${overflows ? "" : " hidden"}></div>` : "";
   container.innerHTML =
     `${options.fill ? "" : legend}<div class="ga-body" dir="${m.dir}">` +
     `<div class="ga-scroll" dir="${m.dir}"><div class="ga-colband" hidden></div>` +
@@ -620,7 +625,9 @@ export function mountGrid(container, options) {
   resize?.observe(v.scroller);
   painter.paintAll(false); // the cells were drawn with the HTML
   cursor.show();
-  showOverviewIfNeeded();
+  // the overview's frame and the check of the estimate come after the first layout: the
+  // ResizeObserver's first call (a read of the sizes then forces no second layout)
+  if (!resize) showOverviewIfNeeded();
   if (!v.whole) {
     requestAnimationFrame(() =>
       setTimeout(
