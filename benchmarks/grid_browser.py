@@ -1,7 +1,7 @@
-"""The grid in a real browser: first render of an 80 × 80 pair, one click to repaint, and
-Enter → the next pair rendered, each beside the same measurement on a 10 × 10 pair.
+"""The grid in a real browser: first render of an 80 × 80 and a 150 × 150 pair, one click to
+repaint, and Enter → the next pair rendered, each beside the same measurement on a 10 × 10 pair.
 
-    .venv/bin/python benchmarks/grid_browser.py [--big 80] [--small 10] [--opens 8] [--clicks 40]
+    .venv/bin/python benchmarks/grid_browser.py [--big 80 150] [--small 10] [--opens 6] [--clicks 40]
 
 Headless Debian Chromium (``/usr/bin/chromium``, ``--no-sandbox``) through Playwright, against
 a live Django server started in this process (threaded WSGI + static files) on a database of
@@ -14,9 +14,15 @@ the end, else a temporary SQLite file. Figures come from the page's Performance 
   scroller shows in that frame and adds the others right after it (render.js), so this is
   the time until the annotator sees the grid. Also printed: navigation start → painted (the
   page with its data, the modules, render).
-* click → repaint: ``performance.now()`` before dispatching a pointerdown/pointerup on a cell
-  (the grid's own handlers: state change, cell repaint, autosave bookkeeping) to a task queued
-  from the next animation frame's callback (the frame with the change has been produced).
+* click → repaint (its frame's work): the click (pointerdown/pointerup on a cell: the grid's
+  own handlers, state change, cell repaint, overview, autosave bookkeeping) is dispatched at
+  the start of an animation frame (from its callback), and the time runs to a task queued
+  there, which runs once that frame's style, layout and paint are done: the work the click
+  costs the frame it lands in. This is the figure the goal (one frame, 16 ms) is about.
+* click → next frame: ``performance.now()`` before dispatching the click at an arbitrary
+  moment to a task queued from the next animation frame's callback: the above plus the wait
+  for the next frame to begin (0 … 16.7 ms at 60 Hz, whatever the page does), so even the
+  10 × 10 anchor's p95 is near 16 ms here. The measurement of issue 7 and 32's first figures.
 * Enter → next pair: the time of the Enter keydown on one pair (epoch-based,
   ``performance.timeOrigin + performance.now()``) to ``ga:painted`` of the next pair: the
   submit request, opening the next assignment through the API (the page stays; its address
@@ -46,6 +52,16 @@ from pgadmin import postgres_server, throwaway_database  # noqa: E402
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 PASSWORD = "bench-grid-browser-1"
 GOALS_MS = {"render": 100.0, "click": 16.0, "next": 300.0}
+
+FRAME_CLICK_JS = """async ({i, j}) => {
+  const td = document.querySelector(`[data-field=grid] td[data-i="${i}"][data-j="${j}"]`);
+  return await new Promise((done) => requestAnimationFrame(() => {
+    const t0 = performance.now();
+    td.dispatchEvent(new PointerEvent("pointerdown", {bubbles: true, button: 0, isPrimary: true}));
+    window.dispatchEvent(new PointerEvent("pointerup", {bubbles: true, button: 0, isPrimary: true}));
+    setTimeout(() => done([performance.now() - t0, td.dataset.state]), 0);
+  }));
+}"""
 
 CLICK_JS = """async ({i, j}) => {
   const td = document.querySelector(`[data-field=grid] td[data-i="${i}"][data-j="${j}"]`);
@@ -147,7 +163,7 @@ def measure(browser, base: str, username: str, ids: list[int], clicks: int, size
         page.goto(f"{base}/annotate/{ids[-1]}/")
         page.wait_for_selector("#annotate[data-painted='1']")
 
-        render, nav, click, nxt = [], [], [], []
+        render, nav, click, frame_click, nxt = [], [], [], [], []
         opens = ids[:-1]
         for assignment_id in opens[: len(opens) // 2]:
             page.goto(f"{base}/annotate/{assignment_id}/")
@@ -160,6 +176,9 @@ def measure(browser, base: str, username: str, ids: list[int], clicks: int, size
             ms, shown = page.evaluate(CLICK_JS, {"i": i, "j": j})
             assert shown in ("sure", "possible", "none"), shown
             click.append(ms)
+            ms, shown = page.evaluate(FRAME_CLICK_JS, {"i": (i + 1) % size, "j": j})
+            assert shown in ("sure", "possible", "none"), shown
+            frame_click.append(ms)
         page.wait_for_selector("[data-save-state=saved]")
         chain = opens[len(opens) // 2 :]
         page.goto(f"{base}/annotate/{chain[0]}/")
@@ -171,16 +190,22 @@ def measure(browser, base: str, username: str, ids: list[int], clicks: int, size
             got = page.evaluate(PAINTED_JS)
             nxt.append(got["at"] - t0)
             render.append(got["render"])
-        return {"render": render, "nav": nav, "click": click, "next": nxt}
+        return {
+            "render": render,
+            "nav": nav,
+            "click": click,
+            "frame_click": frame_click,
+            "next": nxt,
+        }
     finally:
         context.close()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--big", type=int, default=80)
+    parser.add_argument("--big", type=int, nargs="+", default=[80, 150])
     parser.add_argument("--small", type=int, default=10)
-    parser.add_argument("--opens", type=int, default=8, help="pairs opened per size")
+    parser.add_argument("--opens", type=int, default=6, help="pairs opened per size")
     parser.add_argument("--clicks", type=int, default=40)
     args = parser.parse_args()
     server = postgres_server()  # None: a temporary SQLite file
@@ -224,8 +249,7 @@ def run(args: argparse.Namespace) -> int:
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
     ids = {
-        args.big: build(args.big, args.opens * 2 + 1, "bench-big"),
-        args.small: build(args.small, args.opens * 2 + 1, "bench-small"),
+        size: build(size, args.opens * 2 + 1, f"bench-{size}") for size in (*args.big, args.small)
     }
     httpd, base = start_server()
     try:
@@ -234,9 +258,12 @@ def run(args: argparse.Namespace) -> int:
                 executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"], headless=True
             )
             try:
-                big = measure(browser, base, "bench-big", ids[args.big], args.clicks, args.big)
+                bigs = {
+                    n: measure(browser, base, f"bench-{n}", ids[n], args.clicks, n)
+                    for n in args.big
+                }
                 small = measure(
-                    browser, base, "bench-small", ids[args.small], args.clicks, args.small
+                    browser, base, f"bench-{args.small}", ids[args.small], args.clicks, args.small
                 )
                 version = browser.version
             finally:
@@ -246,34 +273,37 @@ def run(args: argparse.Namespace) -> int:
         httpd.server_close()
 
     db = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
+    first = next(iter(bigs.values()))
     print(
         f"grid browser benchmark: headless Chromium {version}, live server in-process ({db}); "
-        f"{len(big['render'])} opens, {len(big['click'])} clicks, {len(big['next'])} Enter → next "
-        f"per size; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
-    )
-    b, s = args.big, args.small
-    print(
-        f"  {'':34} {f'{b}×{b} p50':>10} {'p95':>8} {f'anchor {s}×{s} p50':>18} {'p95':>8} {'ratio p95':>10}"
+        f"{len(first['render'])} opens, {len(first['click'])} clicks of each kind, "
+        f"{len(first['next'])} Enter → next per size; load average {os.getloadavg()[0]:.1f} "
+        f"on {os.cpu_count()} CPUs"
     )
     verdicts = []
-    for key, label in (
-        ("render", "first render (data → painted)"),
-        ("nav", "navigation start → painted"),
-        ("click", "click → repaint (one frame)"),
-        ("next", "Enter → next pair painted"),
-    ):
-        bp50, bp95 = summary(big[key])
-        sp50, sp95 = summary(small[key])
-        goal = GOALS_MS.get(key)
-        verdict = (
-            "" if goal is None else (" PASS" if bp95 <= goal else " FAIL") + f" (≤ {goal:.0f})"
-        )
-        if goal is not None:
-            verdicts.append(bp95 <= goal)
+    s = args.small
+    for b, big in bigs.items():
         print(
-            f"  {label:34} {bp50:8.1f}ms {bp95:6.1f}ms {sp50:16.1f}ms {sp95:6.1f}ms"
-            f" {bp95 / sp95:9.1f}x{verdict}"
+            f"  {'':38} {f'{b}×{b} p50':>10} {'p95':>8} {f'anchor {s}×{s} p50':>18} {'p95':>8}"
+            f" {'ratio p95':>10}"
         )
+        for key, label, goal in (
+            ("render", "first render (data → painted)", GOALS_MS["render"]),
+            ("nav", "navigation start → painted", None),
+            ("frame_click", "click → repaint (its frame's work)", GOALS_MS["click"]),
+            ("click", "click → next frame (incl. frame wait)", None),
+            ("next", "Enter → next pair painted", GOALS_MS["next"]),
+        ):
+            bp50, bp95 = summary(big[key])
+            sp50, sp95 = summary(small[key])
+            verdict = ""
+            if goal is not None:
+                verdict = (" PASS" if bp95 <= goal else " FAIL") + f" (≤ {goal:.0f})"
+                verdicts.append(bp95 <= goal)
+            print(
+                f"  {label:38} {bp50:8.1f}ms {bp95:6.1f}ms {sp50:16.1f}ms {sp95:6.1f}ms"
+                f" {bp95 / sp95:9.1f}x{verdict}"
+            )
     return 0 if all(verdicts) else 1
 
 

@@ -2,9 +2,12 @@
 // render.js in overlay mode, state.js for the gold being written), a starting point
 // (intersection, union, A, B), and "Save as gold" through PUT /api/projects/{p}/pairs/{q}/gold/.
 // The page embeds its data as JSON (#adjudication-data); nothing is fetched but the save.
+// Keys are the grid's (keys.js) on the focused grid; requests go through transport.js.
 
-import { AlignmentState } from "./grid/state.js";
+import { bindKeys } from "./grid/keys.js";
 import { mountGrid } from "./grid/render.js";
+import { AlignmentState } from "./grid/state.js";
+import { classifyResponse, sendJson } from "./grid/transport.js";
 
 const root = document.getElementById("adjudicate");
 const data = JSON.parse(document.getElementById("adjudication-data").textContent);
@@ -68,6 +71,21 @@ for (const button of root.querySelectorAll("[data-start]")) {
     grid.focus();
   });
 }
+bindKeys({
+  target: grid.table,
+  where: () => ({ rtl: grid.rtl, pageRows: grid.pageRows() }),
+  actions: {
+    move: ({ di, dj, extend }) => grid.moveCursor(di, dj, extend),
+    jump: ({ i, j }) => grid.jumpTo(i, j),
+    set: ({ tool: name }) => state.applyToSelection(name),
+    cycle: () => state.cycle(state.cursor.i, state.cursor.j),
+    undo: () => state.undo(),
+    redo: () => state.redo(),
+    tool: ({ tool: name }) => {
+      root.querySelector(`input[name="tool"][value="${name}"]`).checked = true;
+    },
+  },
+});
 $('[data-do="undo"]').addEventListener("click", () => state.undo());
 $('[data-do="redo"]').addEventListener("click", () => state.redo());
 
@@ -96,40 +114,34 @@ $("#adj-save").addEventListener("submit", async (event) => {
   status.textContent = "Saving…";
   status.dataset.state = "saving";
   const csrf = root.querySelector("input[name=csrfmiddlewaretoken]").value;
-  let response;
-  try {
-    response = await fetch(apiUrl, {
-      method: "PUT",
-      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf },
-      credentials: "same-origin",
-      body: JSON.stringify({ version: goldVersion, links: state.toLinks(), note: $("#adj-note").value }),
-    });
-  } catch {
+  const body = { version: goldVersion, links: state.toLinks(), note: $("#adj-note").value };
+  const { status: code, data: answer } = await sendJson("PUT", apiUrl, body, { csrfToken: csrf });
+  const kind = classifyResponse(code, answer);
+  if (code === 0) {
     status.textContent = "Not saved: the server could not be reached. Try again.";
     status.dataset.state = "offline";
-    return;
-  }
-  const body = await response.json().catch(() => ({}));
-  if (response.ok) {
-    goldVersion = body.version;
-    data.gold = body;
+  } else if (kind === "saved") {
+    goldVersion = answer.version;
+    data.gold = answer;
     goldButton.hidden = false;
-    status.textContent = `Saved as gold v${body.version}`;
+    status.textContent = `Saved as gold v${answer.version}`;
     status.dataset.state = "saved";
-    const fresh = await fetch(apiUrl, { headers: { Accept: "application/json" }, credentials: "same-origin" });
-    if (fresh.ok) renderHistory((await fresh.json()).history.slice().reverse());
-  } else if (response.status === 409) {
+    const fresh = await sendJson("GET", apiUrl, undefined, { csrfToken: csrf });
+    if (fresh.status === 200 && fresh.data) renderHistory(fresh.data.history.slice().reverse());
+  } else if (kind === "conflict") {
+    const current = answer && answer.current;
     status.textContent =
-      `Not saved: someone saved gold v${body.current?.version} meanwhile. ` +
+      `Not saved: someone saved gold v${current?.version} meanwhile. ` +
       `"Current gold" loads it; save again to replace it.`;
     status.dataset.state = "conflict";
-    if (body.current) {
-      data.gold = body.current;
-      goldVersion = body.current.version;
+    if (current) {
+      data.gold = current;
+      goldVersion = current.version;
       goldButton.hidden = false;
     }
   } else {
-    const detail = body.links ? body.links.join("; ") : body.error || body.detail || response.statusText;
+    const b = answer || {};
+    const detail = b.links ? b.links.join("; ") : b.error || b.detail || `the server answered ${code}`;
     status.textContent = `Not saved: ${detail}`;
     status.dataset.state = "error";
   }

@@ -1,6 +1,9 @@
-// The annotation page (annotator/annotate.html): loads one assignment from the API, mounts the
-// grid, wires the toolbar, the keys, the flag form, saving and submitting, and shows trial
-// feedback. Layers: state.js (pure) ← render.js (DOM) ← transport.js (saves) ← this file.
+// The annotation page (annotator/annotate.html): opens one assignment, mounts its grid and puts
+// the parts together. Each part has one job:
+//   render.js   the grid (cells, cursor, hover, pointer, zoom, overview)   state.js  the pure state
+//   keys.js     every key → a command (this file says what each does)    toolbar.js the controls
+//   saving.js   autosave, the save indicator and conflicts (transport.js)  feedback.js trial feedback
+//   viewport.js zoom and viewport maths, remembered view settings
 //
 // Submitting moves on to the next pair without reloading the page: the next assignment is
 // opened through the API (POST …/open/, which records the opening as the page's GET does),
@@ -11,36 +14,34 @@
 // up to date. (Read ahead data can be stale only if the pair was saved elsewhere meanwhile:
 // its first save then meets the usual version check.)
 
+import { showFeedback } from "./feedback.js";
+import { bindKeys } from "./keys.js";
 import { mountGrid } from "./render.js";
+import { startSaving } from "./saving.js";
 import { AlignmentState, editCount } from "./state.js";
-import { flushOtherPending, Saver } from "./transport.js";
+import { Toolbar } from "./toolbar.js";
+import { flushOtherPending } from "./transport.js";
+import { zoomStep } from "./viewport.js";
 
 const root = document.getElementById("annotate");
 const $ = (name) => root.querySelector(`[data-field="${name}"]`);
 const act = (name) => root.querySelector(`[data-action="${name}"]`);
 const csrfToken = root.querySelector("[name=csrfmiddlewaretoken]")?.value || "";
-const SAVE_WORDS = {
-  saved: "Saved",
-  saving: "Saving…",
-  unsaved: "Unsaved changes",
-  offline: "Offline: kept in this browser",
-  conflict: "Conflict",
-};
 const STATUS_WORDS = { assigned: "not started", in_progress: "in progress", submitted: "submitted" };
-const POSTERIOR_PREF = "gridalign:show-posteriors";
+const toolbar = new Toolbar(root, root.dataset.user);
 
 let data = null; // the API's assignment
 let state = null;
 let grid = null;
 let saver = null;
-let tool = "sure";
 let leaving = false; // our own navigation: the edit is stored, no "unsaved" prompt
 let busy = false; // a submit is under way
 let feedbackShown = false;
+let readAhead = null; // {id, data: Promise} of the next pair in the queue
 
 function setMessage(text, isError = false) {
   const el = $("message");
-  el.textContent = text || "";
+  if (el.textContent !== (text || "")) el.textContent = text || "";
   el.classList.toggle("error", isError);
 }
 
@@ -52,106 +53,33 @@ async function getJson(url, method = "GET") {
   return response.json();
 }
 
-function showSaveState(saveState, message) {
-  const el = $("save");
-  el.dataset.saveState = saveState;
-  el.textContent = SAVE_WORDS[saveState] || saveState;
-  el.title = message || "";
-  if (message || saveState !== "saving") setMessage(message, saveState === "offline" || saveState === "conflict");
-  if (saveState !== "conflict") $("conflict").hidden = true;
-  if (saveState === "saved" && data.status === "assigned" && saver && saver.version > 0) {
-    data.status = "in_progress";
-    $("status").textContent = STATUS_WORDS.in_progress;
-  }
-}
-
-function updateButtons() {
-  act("undo").disabled = !state.canUndo || grid.readOnly;
-  act("redo").disabled = !state.canRedo || grid.readOnly;
-}
-
-function setTool(name) {
-  tool = name;
-  for (const b of root.querySelectorAll("[data-tool]")) b.setAttribute("aria-pressed", String(b.dataset.tool === name));
-}
-
 function setPosteriors(on) {
-  const shown = grid.setShowPosteriors(on);
-  act("posteriors").checked = shown;
-  act("posteriors").disabled = !grid.hasPosteriors;
-  try {
-    localStorage.setItem(POSTERIOR_PREF, on ? "1" : "0");
-  } catch {
-    /* a preference only */
-  }
+  toolbar.showPosteriors(grid.setShowPosteriors(on), grid.hasPosteriors, on);
+}
+
+function zoom(cell) {
+  toolbar.showZoom(grid.setCell(cell));
 }
 
 function mount(readOnly) {
   if (grid) grid.destroy();
-  const showPost = (() => {
-    try {
-      return localStorage.getItem(POSTERIOR_PREF) !== "0";
-    } catch {
-      return true;
-    }
-  })();
   grid = mountGrid($("grid"), {
     source: data.pair.source,
     target: data.pair.target,
     state,
     readOnly,
-    tool: () => tool,
+    tool: () => toolbar.tool,
     posteriors: data.posteriors,
-    showPosteriors: showPost,
+    showPosteriors: toolbar.posteriorsWanted,
     sentences: $("sentences"),
+    cell: toolbar.view.cell,
+    fill: true,
+    overview: true,
   });
-  grid.readOnly = readOnly;
-  setPosteriors(showPost);
-  for (const name of ["undo", "redo", "reset", "clear", "accept-seed", "submit"]) act(name).disabled = readOnly;
-  for (const b of root.querySelectorAll("[data-tool]")) b.disabled = readOnly;
-  updateButtons();
-}
-
-function showConflict({ decision, theirs }) {
-  $("conflict").hidden = false;
-  $("conflict-text").textContent =
-    `Someone saved another version of this pair (version ${theirs.version}, another tab or device). ` +
-    `Yours changes ${decision.mine} cell(s), theirs ${decision.theirs}; ${decision.overlap} cell(s) differ on both sides. ` +
-    "Nothing has been overwritten. Choose which one to keep.";
-  const box = $("conflict-grid");
-  mountGrid(box, {
-    source: data.pair.source,
-    target: data.pair.target,
-    links: state.toLinks(),
-    readOnly: true,
-    overlay: { a: state.toLinks(), b: theirs.links, labels: { a: "yours", b: "theirs" } },
-  });
-}
-
-function formatScore(x) {
-  return x === null || x === undefined ? "—" : x.toFixed(2);
-}
-
-function showFeedback(feedback, next) {
-  feedbackShown = true;
-  const word = feedback.word || {};
-  const every = feedback.word_all_links || null;
-  $("feedback").hidden = false;
-  $("feedback-score").textContent =
-    `Word F1 ${formatScore(word.f1)} (sure precision ${formatScore(word.precision_sure)}, sure recall ${formatScore(word.recall_sure)})` +
-    (every ? `; counting identical-word links too: F1 ${formatScore(every.f1)}` : "");
-  mountGrid($("feedback-grid"), {
-    source: data.pair.source,
-    target: data.pair.target,
-    links: state.toLinks(),
-    readOnly: true,
-    overlay: { a: state.toLinks(), b: feedback.reference, labels: { a: "you", b: "the reference" } },
-  });
-  const cont = act("continue");
-  cont.href = next || root.dataset.queueUrl;
-  cont.firstChild.textContent = next ? "Continue to the next pair " : "Back to the queue ";
-  $("feedback").scrollIntoView({ block: "start" });
-  cont.focus();
+  setPosteriors(toolbar.posteriorsWanted);
+  toolbar.showZoom(grid.cell);
+  toolbar.setEditable(!readOnly);
+  toolbar.showUndo(state, readOnly);
 }
 
 function go(url) {
@@ -190,8 +118,6 @@ async function moveTo(id, url) {
       .catch(() => {}); // the pair is shown; only its opening time is not recorded
   }
 }
-
-let readAhead = null; // {id, data: Promise} of the next pair in the queue
 
 function readNextAhead() {
   const id = data.queue.next;
@@ -236,7 +162,7 @@ async function submit({ acceptSeed = false } = {}) {
     $("status").textContent = STATUS_WORDS.submitted;
     if (result.data.feedback) {
       mount(true);
-      showFeedback(result.data.feedback, result.data.next_page);
+      feedback(result.data.feedback, result.data.next_page);
     } else if (result.data.next) {
       await moveTo(result.data.next, result.data.next_page);
     } else {
@@ -245,6 +171,12 @@ async function submit({ acceptSeed = false } = {}) {
   } finally {
     busy = false;
   }
+}
+
+function feedback(result, next) {
+  feedbackShown = true;
+  root.classList.add("feedback-open"); // the overlay shows the pair: it takes the grid's room
+  showFeedback({ box: $("feedback"), pair: data.pair, links: state.toLinks(), feedback: result, next, queueUrl: root.dataset.queueUrl });
 }
 
 async function flag(reason, note) {
@@ -275,53 +207,68 @@ function showFlag(current) {
   act("unflag").hidden = !current;
 }
 
-// ---- keys: grid keys go to the grid (render.js); these are the page's own ----
-function isField(el) {
-  return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
-}
-
-document.addEventListener("keydown", (e) => {
-  if (!grid || isField(e.target) || e.altKey || e.metaKey) return;
-  const onControl = /^(BUTTON|A|SUMMARY)$/.test(e.target.tagName);
-  if (e.key === "Enter" && !e.ctrlKey && !e.shiftKey) {
-    if (onControl) return; // Enter on a button presses that button
-    e.preventDefault();
-    if (feedbackShown) act("continue").click();
-    else submit();
-    return;
-  }
-  if (onControl && e.key === " ") return; // Space on a button presses that button
-  if (e.target !== grid.table && grid.handleKey(e)) return; // the grid had no focus
-  if (e.ctrlKey) return;
-  const key = e.key.toLowerCase();
-  if (key === "a" && !grid.readOnly) submit({ acceptSeed: true });
-  else if (key === "1" || key === "2" || key === "3") setTool(["sure", "possible", "erase"][Number(key) - 1]);
-  else if (key === "h") setPosteriors(!act("posteriors").checked);
-  else return;
-  e.preventDefault();
+// ---- what each key's command does (keys.js decides which key is which command) ----
+bindKeys({
+  where: () => ({ readOnly: !grid || grid.readOnly, rtl: Boolean(grid && grid.rtl), pageRows: grid ? grid.pageRows() : 10 }),
+  actions: {
+    move: ({ di, dj, extend }) => grid && grid.moveCursor(di, dj, extend),
+    jump: ({ i, j }) => grid && grid.jumpTo(i, j),
+    set: ({ tool }) => state && state.applyToSelection(tool),
+    cycle: () => state && state.cycle(state.cursor.i, state.cursor.j),
+    undo: () => state && state.undo(),
+    redo: () => state && state.redo(),
+    submit: () => {
+      if (!grid) return false;
+      if (feedbackShown) act("continue").click();
+      else submit();
+    },
+    "accept-seed": () => grid && submit({ acceptSeed: true }),
+    tool: ({ tool }) => toolbar.setTool(tool),
+    posteriors: () => grid && setPosteriors(!act("posteriors").checked),
+    zoom: ({ step }) => grid && zoom(zoomStep(grid.cell, step)),
+  },
 });
+
+// ---- what each control does ----
+const CLICKS = {
+  undo: () => state.undo(),
+  redo: () => state.redo(),
+  reset: () => state.resetToSeed(),
+  clear: () => state.clear(),
+  submit: () => submit(),
+  "accept-seed": () => submit({ acceptSeed: true }),
+  skip: () => leaveFor(data.urls.next_page || root.dataset.queueUrl),
+  "reload-theirs": () => saver.resolveConflict("theirs"),
+  "keep-mine": () => saver.resolveConflict("mine"),
+  unflag: () => flag("", ""),
+  "zoom-in": () => zoom(zoomStep(grid.cell, 1)),
+  "zoom-out": () => zoom(zoomStep(grid.cell, -1)),
+  "zoom-reset": () => zoom(zoomStep(grid.cell, 0)),
+  "zoom-fit": () => zoom(grid.fitCell()),
+  keys: () => toolbar.setKeysOpen(!toolbar.view.keysOpen),
+};
 
 root.addEventListener("click", (e) => {
   const t = e.target.closest("[data-tool], [data-action]");
   if (!t || !grid) return;
-  if (t.dataset.tool) return setTool(t.dataset.tool);
+  if (t.dataset.tool) {
+    toolbar.setTool(t.dataset.tool);
+    grid.focus();
+    return;
+  }
   const a = t.dataset.action;
-  if (a === "undo") state.undo();
-  else if (a === "redo") state.redo();
-  else if (a === "reset") state.resetToSeed();
-  else if (a === "clear") state.clear();
-  else if (a === "submit") submit();
-  else if (a === "accept-seed") submit({ acceptSeed: true });
-  else if (a === "skip") leaveFor(data.urls.next_page || root.dataset.queueUrl);
-  else if (a === "previous") {
+  if (a === "previous") {
     e.preventDefault();
     leaveFor(data.urls.previous_page);
-  } else if (a === "reload-theirs") saver.resolveConflict("theirs");
-  else if (a === "keep-mine") saver.resolveConflict("mine");
-  else if (a === "unflag") flag("", "");
-  else if (a === "continue") leaving = true;
-  else return;
-  if (a !== "continue" && a !== "previous") grid.focus();
+    return;
+  }
+  if (a === "continue") {
+    leaving = true;
+    return;
+  }
+  if (!CLICKS[a]) return;
+  CLICKS[a]();
+  if (a !== "keys") grid.focus();
 });
 
 root.addEventListener("change", (e) => {
@@ -370,6 +317,7 @@ function show(next) {
   const { pair, seed, annotation, urls } = data;
   if (saver) clearTimeout(saver.timer); // the previous pair's: submitted, nothing left to send
   feedbackShown = false;
+  root.classList.remove("feedback-open");
   $("feedback").hidden = true;
   $("conflict").hidden = true;
   $("flag-form").reset();
@@ -390,28 +338,28 @@ function show(next) {
   showPlace();
   showFlag(data.flag);
 
-  const server = { version: annotation ? annotation.version : 0, links: annotation ? annotation.links : seedLinks };
-  saver = new Saver({
-    annotationUrl: urls.annotation,
-    submitUrl: urls.submit,
+  saver = startSaving({
+    root,
+    data,
+    state,
     csrfToken,
-    version: server.version,
-    links: server.links,
-    getLinks: () => state.toLinks(),
-    getChangeCount: () => state.changeCount,
-    onState: showSaveState,
-    onConflict: showConflict,
-    onReplace: (links) => state.replaceLinks(links),
+    setMessage,
+    onFirstSave: () => {
+      if (data.status !== "assigned") return;
+      data.status = "in_progress";
+      $("status").textContent = STATUS_WORDS.in_progress;
+    },
   });
   state.subscribe((change) => {
     if (change.cells.length) saver.changed();
-    updateButtons();
+    toolbar.showUndo(state, grid.readOnly);
   });
   if (submitted) {
     saver.store.clear(urls.annotation); // a submitted pair can take no more saves
     setMessage("This pair is submitted; a lead can reopen it.");
-    if (data.feedback) showFeedback(data.feedback, urls.next_page);
+    if (data.feedback) feedback(data.feedback, urls.next_page);
   } else {
+    const server = { version: annotation ? annotation.version : 0, links: annotation ? annotation.links : seedLinks };
     const restored = saver.restore(server);
     if (restored === "apply") setMessage("Restored changes kept in this browser; saving them now.");
   }

@@ -110,7 +110,7 @@ async function send(fetchImpl, method, url, body, csrfToken) {
       credentials: "same-origin",
       cache: "no-store",
       headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrfToken },
-      body: JSON.stringify(body),
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
     let data = null;
     try {
@@ -122,6 +122,15 @@ async function send(fetchImpl, method, url, body, csrfToken) {
   } catch {
     return { status: 0, data: null };
   }
+}
+
+/**
+ * One JSON request carrying the CSRF token, as every save of the grid pages makes it:
+ * resolves to {status, data} (status 0: no answer; data null: not JSON). Read what the
+ * answer means with classifyResponse. The adjudication page's gold saves use it too.
+ */
+export function sendJson(method, url, body, { csrfToken = "", fetchImpl = (...a) => fetch(...a) } = {}) {
+  return send(fetchImpl, method, url, body, csrfToken);
 }
 
 /**
