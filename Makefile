@@ -30,8 +30,15 @@ $(VENV)/.resources: $(VENV)/.runtime $(RESOURCES)
 	$(PY) -m alignment_core resources install $(if $(filter true 1 yes,$(CI)),,--optional)
 	if $(PY) -m alignment_core resources status >/dev/null 2>&1; then touch $@; fi
 
+# Browser-test tools (axe-core for the accessibility check), pinned in package-lock.json and
+# installed into node_modules/; without npm those tests skip (under CI=true they fail).
+node_modules/.installed: package.json package-lock.json
+	if command -v npm >/dev/null 2>&1; then \
+	  npm ci --no-audit --no-fund --silent && touch $@; \
+	else echo "npm not found: the accessibility tests will skip"; fi
+
 setup: $(VENV)/.runtime $(VENV)/.resources
-setup-dev: $(VENV)/.dev $(VENV)/.resources
+setup-dev: $(VENV)/.dev $(VENV)/.resources node_modules/.installed
 
 migrate: setup
 	$(PY) manage.py migrate --noinput
