@@ -29,8 +29,19 @@ def adjudicate_page(request: HttpRequest, project: Project, pair_id: int) -> Htt
         "pair": pair,
         "payload": adjudication_payload(pair=pair),
         "api_url": reverse("api-pair-gold", args=[project.pk, pair.pk]),
+        "next_url": _next_to_adjudicate(project, pair),
     }
     return render(request, "annotator/lead_adjudicate.html", context)
+
+
+def _next_to_adjudicate(project: Project, pair: SentencePair) -> str:
+    """The page after this pair for "Save and next": the next pair of the adjudication list
+    (corpus order), else the list itself."""
+    ids = [row["pair"].pk for row in adjudication_selectors.pairs_to_adjudicate(project=project)]
+    later = ids[ids.index(pair.pk) + 1 :] if pair.pk in ids else []
+    if later:
+        return reverse("project-adjudicate", args=[project.pk, later[0]])
+    return reverse("project-adjudication-list", args=[project.pk])
 
 
 @lead_page

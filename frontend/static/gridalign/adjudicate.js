@@ -6,7 +6,7 @@
 
 import { bindKeys } from "./grid/keys.js";
 import { mountGrid } from "./grid/render.js";
-import { AlignmentState } from "./grid/state.js";
+import { AlignmentState, diffLinks } from "./grid/state.js";
 import { classifyResponse, sendJson } from "./grid/transport.js";
 
 const root = document.getElementById("adjudicate");
@@ -27,8 +27,9 @@ const who = [a, b]
   .join(" · ");
 $("#adj-who").textContent = who || "This pair has no doubly annotated assignments.";
 
-// Start from the adjudicated gold when there is one, else from where A and B agree.
-const startFrom = data.gold && data.gold.origin === "adjudicated" ? "gold" : "intersection";
+// Start from the current gold whenever there is one (imported, single or adjudicated: it is
+// what a save replaces), else from where A and B agree.
+const startFrom = data.gold ? "gold" : "intersection";
 const startLinks = (name) => (name === "gold" ? data.gold.links : combined[name]);
 const state = new AlignmentState({
   rows: pair.source.length,
@@ -109,8 +110,30 @@ function renderHistory(history) {
 }
 renderHistory(data.history);
 
+// Replacing gold by different links asks first, saying what changes (fewer links in words):
+// earlier versions stay in the history and the pair's page restores them.
+function confirmReplacement(links) {
+  if (!data.gold) return true;
+  const d = diffLinks(data.gold.links, links);
+  if (!d.added.length && !d.removed.length && !d.changed.length) return true;
+  const before = data.gold.links.length;
+  const lines = [
+    `This replaces gold v${data.gold.version} (${before} links) with ${links.length} links: ` +
+      `${d.added.length} added, ${d.removed.length} removed, ${d.changed.length} sure/possible changed.`,
+  ];
+  if (links.length < before) lines.push(`The new gold has ${before - links.length} FEWER links.`);
+  lines.push("The current version stays in the history and can be restored.", "Replace it?");
+  return window.confirm(lines.join("\n"));
+}
+
 $("#adj-save").addEventListener("submit", async (event) => {
   event.preventDefault();
+  const nextUrl = event.submitter && event.submitter.dataset.nextUrl;
+  if (!confirmReplacement(state.toLinks())) {
+    status.textContent = "Not saved: the current gold is kept.";
+    status.dataset.state = "unsaved";
+    return;
+  }
   status.textContent = "Saving…";
   status.dataset.state = "saving";
   const csrf = root.querySelector("input[name=csrfmiddlewaretoken]").value;
@@ -126,6 +149,10 @@ $("#adj-save").addEventListener("submit", async (event) => {
     goldButton.hidden = false;
     status.textContent = `Saved as gold v${answer.version}`;
     status.dataset.state = "saved";
+    if (nextUrl) {
+      window.location.assign(nextUrl);
+      return;
+    }
     const fresh = await sendJson("GET", apiUrl, undefined, { csrfToken: csrf });
     if (fresh.status === 200 && fresh.data) renderHistory(fresh.data.history.slice().reverse());
   } else if (kind === "conflict") {

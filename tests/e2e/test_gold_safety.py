@@ -1,0 +1,84 @@
+"""Issue 31, "gold that is never lost", in a real Chromium: the adjudication page opens on the
+current gold (imported gold included, not the annotators' intersection); replacing it by
+different or fewer links asks first and a "no" changes nothing; "Save and next" saves and
+opens the next pair to adjudicate."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import timezone
+
+from annotator.gold.services.gold import set_gold
+from annotator.models import (
+    Annotation,
+    Assignment,
+    GoldAlignment,
+    Membership,
+    Project,
+    SentencePair,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+PASSWORD = "gold-safety-123"
+GOLD = [[0, 0, "S"], [1, 1, "S"], [2, 2, "S"], [3, 3, "P"]]
+
+
+def doubly_annotated(project, external_id, position, users):
+    pair = SentencePair.objects.create(
+        project=project, external_id=external_id, position=position,
+        source_tokens=["the", "cat", "sat", "down"], target_tokens=["a", "cat", "was", "seated"],
+    )  # fmt: skip
+    for slot, user in enumerate(users, start=1):
+        a = Assignment.objects.create(pair=pair, annotator=user, slot=slot, status="submitted",
+                                      submitted_at=timezone.now())  # fmt: skip
+        Annotation.objects.create(assignment=a, links=[[1, 1, "S"]], version=1)
+    return pair
+
+
+def test_adjudication_opens_on_gold_asks_before_replacing_it_and_saves_and_moves_on(
+    live_server, chromium_browser, django_user_model
+):
+    from playwright.sync_api import expect
+
+    project = Project.objects.create(name="Gold safety")
+    lead = django_user_model.objects.create_user("goldlead", password=PASSWORD)
+    Membership.objects.create(project=project, user=lead, role="lead")
+    users = [django_user_model.objects.create_user(f"ann{k}", password=PASSWORD) for k in (1, 2)]
+    first = doubly_annotated(project, "g-1", 1, users)
+    second = doubly_annotated(project, "g-2", 2, users)
+    set_gold(pair=first, links=GOLD, origin="imported")
+
+    context = chromium_browser.new_context(viewport={"width": 1024, "height": 700})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(live_server.url + "/accounts/login/")
+    page.fill("input[name=username]", "goldlead")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+    page.goto(f"{live_server.url}/projects/{project.pk}/adjudicate/{first.pk}/")
+    # Opens on the imported gold's 4 links, not on the annotators' 1-link intersection.
+    expect(page.locator("#adj-counts")).to_contain_text("gold: 4 links")
+    expect(page.locator('[data-start="gold"]')).to_have_attribute("aria-pressed", "true")
+
+    page.click('[data-start="intersection"]')  # one click to fewer links
+    expect(page.locator("#adj-counts")).to_contain_text("gold: 1 links")
+    questions: list[str] = []
+
+    def say_no(dialog):
+        questions.append(dialog.message)
+        dialog.dismiss()
+
+    page.once("dialog", say_no)
+    page.click("button:has-text('Save as gold')")
+    expect(page.locator("#adj-status")).to_have_text("Not saved: the current gold is kept.")
+    assert "3 FEWER links" in questions[0] and "3 removed" in questions[0]
+    assert GoldAlignment.objects.get(pair=first).version == 1  # nothing written
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("button:has-text('Save and next')")
+    page.wait_for_url(f"**/adjudicate/{second.pk}/")
+    gold = GoldAlignment.objects.get(pair=first)
+    assert gold.version == 2 and gold.links == [[1, 1, "S"]]
+    assert gold.revisions.get(version=1).links == GOLD  # the replaced gold is kept
+    context.close()
