@@ -27,7 +27,7 @@ from annotator.models import Job
 from tests.api.helpers import run_queued
 from tests.conftest import REPO_ROOT, need
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True, databases="__all__")]
 
 GUIDE = REPO_ROOT / "docs" / "api.md"
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")

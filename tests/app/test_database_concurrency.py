@@ -77,6 +77,7 @@ def long_write(wrapper: BaseDatabaseWrapper, started: threading.Event, hold: flo
     cur.execute("COMMIT")
 
 
+@pytest.mark.sqlite
 def test_sqlite_runs_in_wal_mode_with_a_busy_timeout(open_connection):
     wrapper = open_connection()
     if wrapper.vendor != "sqlite":

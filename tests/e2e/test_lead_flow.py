@@ -169,6 +169,8 @@ def test_the_lead_assigns_annotators_submit_and_the_lead_reports_and_adjudicates
     lead.get_by_role("button", name="Union").click()
     grid.locator("td[data-i='2'][data-j='2']").click()  # an edit with the grid's own controls
     lead.fill("#adj-note", "union of both, plus one link")
+    # The pair may already have gold (a submission made it gold): replacing it asks first.
+    lead.on("dialog", lambda dialog: dialog.accept())
     lead.get_by_role("button", name="Save as gold").click()
     expect(lead.locator("#adj-status")).to_contain_text("Saved as gold v")
     gold = GoldAlignment.objects.get(pair_id=pair_id)
