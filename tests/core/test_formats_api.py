@@ -31,6 +31,7 @@ def test_format_names() -> None:
         "edinburgh",
         "tsv",
         "parallel",
+        "msrp",
         "bitext",
     }
     assert {n for n, f in FORMATS.items() if f.needs_text} == {"pharaoh", "naacl"}
