@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TextIO
 
 from alignment_core.alignment import AlignedPair
-from alignment_core.formats import edinburgh, giza_a3, jsonl, naacl, pharaoh, textpairs
+from alignment_core.formats import edinburgh, giza_a3, jsonl, msrp, naacl, pharaoh, textpairs
 from alignment_core.formats._io import OutputFiles, PathLike, TextData, decode, read_path
 from alignment_core.formats.edinburgh import edinburgh_id_info
 from alignment_core.formats.errors import FormatError
@@ -94,6 +94,8 @@ FORMATS: dict[str, FormatInfo] = {
                    ".txt", _P, None),
         FormatInfo("bitext", "'id ||| source ||| target' lines", True, False,
                    ".bitext", _P, textpairs.format_bitext),
+        FormatInfo("msrp", "MSR Paraphrase Corpus: Quality, two ids, two strings (tab-separated)",
+                   True, False, ".msrp", "text/tab-separated-values", msrp.format_pairs),
     )
 }  # fmt: skip
 
@@ -104,6 +106,7 @@ _EXTENSIONS = (  # checked in order, on the lower-cased file name
     (".a3", "giza-a3"),
     (".tsv", "tsv"),
     (".bitext", "bitext"),
+    (".msrp", "msrp"),
     (".pharaoh", "pharaoh"),
     (".talp", "pharaoh"),
     (".align", "pharaoh"),
@@ -230,6 +233,7 @@ def _parse_self_contained(text, fmt, name, encoding, sure_data, sure_name, limit
         "jsonl": jsonl.parse,
         "tsv": textpairs.parse_tsv,
         "bitext": textpairs.parse_bitext,
+        "msrp": msrp.parse_pairs,
     }[fmt](text, name, **limit)
 
 

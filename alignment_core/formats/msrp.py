@@ -10,9 +10,12 @@ recognised with spaces or hyphens (``#1-ID``); it is written as the corpus write
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from alignment_core.alignment import AlignedPair
+from alignment_core.formats._io import PairCollector
 from alignment_core.formats.errors import FormatError
 
 HEADER = ("Quality", "#1 ID", "#2 ID", "#1 String", "#2 String")
@@ -80,3 +83,47 @@ def format_msrp(pairs: Iterable[MsrpPair]) -> Iterator[str]:
                 raise FormatError(f"pair {p.id1}/{p.id2}: a field holds a tab or a line end")
         q = "" if p.quality is None else str(p.quality)
         yield f"{q}\t{p.id1}\t{p.id2}\t{p.string1}\t{p.string2}\n"
+
+
+# Words (with inner hyphens, apostrophes and dots: "well-known", "don't", "U.S") and each
+# punctuation mark: MSRP strings are running text, and the grid needs tokens.
+_TOKEN = re.compile(r"\w+(?:[-'’.]\w+)*|[^\w\s]")
+QUALITY_KEY = "msrp_quality"
+
+
+def tokenize(text: str) -> list[str]:
+    """The grid's tokens of running text: words and punctuation marks, in order."""
+    return _TOKEN.findall(text)
+
+
+def parse_pairs(text: str, name: str, *, max_tokens: int | None = None) -> list[AlignedPair]:
+    """An MSRP file as sentence pairs to align: id ``#1 ID-#2 ID``, both strings tokenised,
+    the Quality (when given) kept in the pair's metadata as ``msrp_quality``."""
+    out = PairCollector(name, max_tokens=max_tokens)
+    for k, row in enumerate(parse_msrp(text, name, require_quality=False)):
+        metadata = {} if row.quality is None else {QUALITY_KEY: row.quality}
+        pair = AlignedPair(
+            id=f"{row.id1}-{row.id2}",
+            source=tokenize(row.string1),
+            target=tokenize(row.string2),
+            metadata=metadata,
+        )
+        out.add(pair, k + 2)  # line 1 is the header
+    return out.pairs
+
+
+def format_pairs(pairs: Iterable[AlignedPair]) -> Iterator[str]:
+    """Sentence pairs in MSRP form (tokens joined by spaces; an id ``a-b`` gives the two ids)."""
+
+    def rows() -> Iterator[MsrpPair]:
+        for p in pairs:
+            id1, _, id2 = p.id.partition("-")
+            yield MsrpPair(
+                quality=p.metadata.get(QUALITY_KEY) if p.metadata else None,
+                id1=id1,
+                id2=id2 or id1,
+                string1=" ".join(p.source),
+                string2=" ".join(p.target),
+            )
+
+    yield from format_msrp(rows())

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from alignment_core.formats.msrp import tokenize  # the grid's tokens of running text
 from alignment_core.sentalign.split import (
     SplitError,
     html_sentences,
@@ -26,8 +27,6 @@ from alignment_core.sentalign.split import (
 SPLIT_MODES = ("auto", "lines", "text", "html")
 MAX_DOCUMENT_BYTES = 20 * 1024 * 1024  # one side of a document pair
 MAX_ARCHIVE_MEMBERS = 2000
-# Tokens for the grid: words (with inner hyphens and apostrophes) and each punctuation mark.
-_TOKEN = re.compile(r"\w+(?:[-'’.]\w+)*|[^\w\s]", re.UNICODE)
 
 
 class DocumentError(ValueError):
@@ -51,11 +50,6 @@ class ReadDocument:
     original: str
     sentences: list[str]
     blocks: list[int] = field(default_factory=list)
-
-
-def tokenize(sentence: str) -> list[str]:
-    """The grid's tokens of a sentence: words and punctuation marks, in order."""
-    return _TOKEN.findall(sentence)
 
 
 def decode(upload: Upload) -> str:

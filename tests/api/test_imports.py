@@ -150,3 +150,17 @@ def test_too_large_upload_is_413(api, project, lead, settings):
     response = post(api(lead), project, text="x" * (1024 * 1024 + 1))
     assert response.status_code == 413
     assert "larger than 1 MB" in response.json()["error"]
+
+
+def test_an_msrp_file_imports_as_pairs_to_align(api, project, lead):
+    msrp = (
+        "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n"
+        "1\t11\t12\tThe cat sat on the mat.\tA cat was sitting on the mat.\n"
+    )
+    response = post(api(lead), project, name="pairs.msrp", text=msrp, subcorpus="msrp")
+    assert response.status_code == 202, response.content
+    finished = run_queued(response.json()["id"])
+    assert finished.status == Job.Status.SUCCEEDED, finished.error
+    pair = SentencePair.objects.get(project=project, external_id="11-12")
+    assert pair.source_tokens == ["The", "cat", "sat", "on", "the", "mat", "."]
+    assert pair.metadata == {"msrp_quality": 1}

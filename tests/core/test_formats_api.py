@@ -31,6 +31,7 @@ def test_format_names() -> None:
         "edinburgh",
         "tsv",
         "parallel",
+        "msrp",
         "bitext",
     }
     assert {n for n, f in FORMATS.items() if f.needs_text} == {"pharaoh", "naacl"}
@@ -38,6 +39,7 @@ def test_format_names() -> None:
         "tsv",
         "parallel",
         "bitext",
+        "msrp",
     }
     for name, info in FORMATS.items():  # an export named by its extension reads back as itself
         if name != "parallel":
