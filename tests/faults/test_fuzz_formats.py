@@ -103,7 +103,7 @@ ALL = sorted(FORMATS)
 
 
 def test_every_format_is_fuzzed():
-    assert set(ALL) == set(FORMATS) and len(ALL) == 8
+    assert set(ALL) == set(FORMATS) and len(ALL) == 9
 
 
 @pytest.mark.parametrize("fmt", ALL)
