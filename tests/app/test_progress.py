@@ -99,3 +99,30 @@ def test_the_pager_keeps_the_filters_and_the_anchor():
     assert "Page" not in render_to_string("annotator/_pager.html", {"page": only})
     first = render_to_string("annotator/_pager.html", {"page": Paginator(range(250), 100).page(1)})
     assert 'href="?page=2"' in first and "Previous" not in first
+
+
+def test_without_a_seed_there_is_no_edit_rate(project, make_user):
+    # issue 31, defect 7: a project never seeded showed an edit rate against nothing
+    (pair,) = make_pairs(project, {"news": 1})
+    (ann,) = add_annotators(project, make_user, ["solo"])
+    a = Assignment.objects.create(pair=pair, annotator=ann, seed=None)
+    save_work(a, [[0, 0, "S"]], submit=True, seconds=10)
+    progress = project_progress(project=project)
+    assert progress.by_annotator[0].submitted == 1
+    assert progress.by_annotator[0].edit_rate is None and progress.total.edit_rate is None
+
+
+def test_a_flagged_trial_pair_is_listed_under_its_own_subcorpus(project, work, client_for, lead):
+    # issue 31, defect 4: a flagged trial pair of "news" was listed under the subcorpus "trial"
+    pairs, rows = work
+    trial = next(p for p in pairs if p.is_trial)
+    trial.subcorpus = project.subcorpora.get(name="news")
+    trial.save()
+    a = next(a for (n, who), a in rows.items() if pairs[n] == trial and who == "ann1")
+    a.flag, a.flagged_at = "unsure", timezone.now()
+    a.save()
+    flagged = {f.external_id: f for f in project_progress(project=project).flagged}
+    assert flagged[trial.external_id].subcorpus == "news"
+    assert flagged[trial.external_id].trial
+    page = client_for(lead).get(f"/projects/{project.pk}/progress/").content.decode()
+    assert f'href="/projects/{project.pk}/pairs/{trial.pk}/"' in page  # every pair id links

@@ -56,6 +56,7 @@ class FlaggedPair:
     note: str
     flagged_at: datetime | None
     status: str
+    trial: bool = False
 
 
 @dataclass
@@ -111,7 +112,9 @@ def project_progress(*, project: Project) -> ProjectProgress:
             if rate is not None and not r["pair__is_trial"]:
                 row.edit_rates.append(rate)
         if r["flag"]:
-            flagged.append(_flagged_pair(r, sub, labels))
+            # the pair's own subcorpus (a trial pair is marked, not filed under "trial")
+            own = r["pair__subcorpus__name"] or NO_SUBCORPUS
+            flagged.append(_flagged_pair(r, own, labels))
     flagged.sort(key=lambda f: (f.flagged_at is None, f.flagged_at), reverse=False)
     ordered_subs = sorted(subs.values(), key=lambda s: (s.name == TRIAL, s.name))
     return ProjectProgress(list(people.values()), ordered_subs, total, flagged)
@@ -128,6 +131,7 @@ def _flagged_pair(r: dict[str, Any], sub: str, labels: dict[str, str]) -> Flagge
         note=r["flag_note"],
         flagged_at=r["flagged_at"],
         status=r["status"],
+        trial=bool(r["pair__is_trial"]),
     )
 
 
@@ -135,8 +139,8 @@ def _edit_rate(r: dict[str, Any]) -> float | None:
     """|A_P Δ seed| / (N·M) for a submitted assignment: the final revision's stored count, or
     (revisions written without one) counted from the annotation and its seed."""
     cells = len(r["pair__source_tokens"]) * len(r["pair__target_tokens"])
-    if not cells:
-        return None
+    if not cells or r["seed__links"] is None:
+        return None  # no seed to edit: a rate against nothing would mislead
     edits = r["final_edits"]
     if edits is None:
         if r["annotation__links"] is None:
