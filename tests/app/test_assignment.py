@@ -186,3 +186,18 @@ def test_work_list_actions_withdraw_and_reassign(client_for, project, team, lead
     assert active(project).get(pair=a.pair, pair__is_trial=False).annotator == other
     assert client.post(url + "dance/").status_code == 404
     assert client.get(url + "withdraw/").status_code == 405
+
+
+def test_the_assign_page_counts_work_given_out_without_a_plan(client, project, lead, annotator):
+    # issue 31, defect 8: after setup_demo assigned pairs the page said only "No plan applied"
+    from annotator.models import Assignment, SentencePair
+
+    for k in range(3):
+        pair = SentencePair.objects.create(
+            project=project, external_id=f"x{k}", source_tokens=["a"], target_tokens=["b"]
+        )
+        Assignment.objects.create(pair=pair, annotator=annotator)
+    client.force_login(lead)
+    page = client.get(f"/projects/{project.pk}/assign/").content.decode()
+    assert "No plan applied yet." in page
+    assert "3 current assignments were made outside a plan" in page

@@ -232,6 +232,10 @@ def assign_page(request: HttpRequest, project: Project) -> HttpResponse:
         "preview": preview,
         "error": error,
         "plans": project.assignment_plans.select_related("created_by")[:10],
+        # work given out by setup_demo, an import or by hand, not by a plan (issue 31, defect 8)
+        "outside_plans": Assignment.objects.filter(
+            pair__project=project, plan__isnull=True, withdrawn_at__isnull=True
+        ).count(),
     }
     bad = form.is_bound and (form.errors or error)
     return render(request, "annotator/lead_assign.html", context, status=400 if bad else 200)
