@@ -17,9 +17,12 @@ from tests.integration.conftest import Worker
 
 pytestmark = pytest.mark.integration
 
+# 12 steps of 0.5 s: the job must still be running when the process that started it has
+# exited (Django's start-up and shutdown take seconds on a busy machine), or its progress
+# cannot be seen on the way.
 START_JOB = (
     "from annotator.jobs.selftest import start_selftest_job; "
-    "print(start_selftest_job(project=None, user=None, steps=12, delay=0.1).pk)"
+    "print(start_selftest_job(project=None, user=None, steps=12, delay=0.5).pk)"
 )
 
 
