@@ -11,6 +11,7 @@ from annotator.gold.services.gold import GoldError
 from annotator.gold.services.review import accept_review, return_review
 from annotator.grid.services import submit_annotation
 from annotator.models import Assignment, GoldAlignment, GoldReview, Project
+from annotator.projects.services.assignment import reopen_assignment
 
 pytestmark = pytest.mark.django_db
 
@@ -94,3 +95,11 @@ def test_the_policy_is_a_project_setting(project, lead, client_for):
     url = reverse("project-settings", args=[project.pk])
     page = client_for(lead).get(url).content.decode()
     assert 'name="single_gold_policy"' in page
+
+
+def test_a_pair_reopened_elsewhere_cannot_be_accepted_until_resubmitted(pair, annotator, lead):
+    review = _pending(pair, annotator)
+    reopen_assignment(assignment=review.assignment, by=lead)  # from the work list
+    with pytest.raises(GoldError, match="working on this pair again"):
+        accept_review(review=review, by=lead)
+    assert not GoldAlignment.objects.exists()

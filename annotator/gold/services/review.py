@@ -27,6 +27,8 @@ def accept_review(*, review: GoldReview, by: Any) -> GoldAlignment:
     with transaction.atomic():
         review = _pending(review)
         assignment = review.assignment
+        if assignment.status != assignment.Status.SUBMITTED:
+            raise GoldError("the annotator is working on this pair again; wait for the submission")
         annotation = Annotation.objects.get(assignment=assignment)
         gold = set_gold(
             pair=review.pair,
