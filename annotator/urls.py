@@ -3,6 +3,7 @@ from django.urls import path, register_converter
 
 from annotator.accounts.views import profile
 from annotator.common import views as health
+from annotator.discussions import views as discussions
 from annotator.documents import views as documents
 from annotator.gold import views as adjudication
 from annotator.grid import views as annotate
@@ -104,6 +105,26 @@ urlpatterns = [
         "projects/<id:project_id>/adjudicate/<id:pair_id>/",
         adjudication.adjudicate_page,
         name="project-adjudicate",
+    ),
+    path(
+        "projects/<id:project_id>/review/",
+        adjudication.review_queue_page,
+        name="project-review-queue",
+    ),
+    path(
+        "projects/<id:project_id>/review/<id:review_id>/",
+        adjudication.review_decide,
+        name="project-review-decide",
+    ),
+    path(
+        "projects/<id:project_id>/discussions/",
+        discussions.project_discussions,
+        name="project-discussions",
+    ),
+    path(
+        "projects/<id:project_id>/pairs/<id:pair_id>/discussion/<id:annotator_id>/",
+        discussions.thread_page,
+        name="pair-discussion",
     ),
     # grid-backend: the annotator's queue, the grid page and the guidelines
     path("projects/<id:project_id>/queue/", annotate.queue, name="project-queue"),

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.db.models import Count, Q
 
-from annotator.models import Assignment, GoldAlignment, Project, SentencePair
+from annotator.models import Assignment, GoldAlignment, GoldReview, Project, SentencePair
 from annotator.projects.selectors.projects import pair_data
 from annotator.reports.selectors.reports import ab_order
 
@@ -149,3 +149,12 @@ def pairs_to_adjudicate(*, project: Project) -> list[dict[str, Any]]:
          "gold": getattr(p, "gold", None)}
         for p in rows
     ]  # fmt: skip
+
+
+def review_queue(*, project: Project) -> list[Any]:
+    """The project's pending single-annotator submissions, oldest first (the review queue)."""
+    return list(
+        GoldReview.objects.filter(pair__project=project, status=GoldReview.Status.PENDING)
+        .select_related("pair", "pair__subcorpus", "assignment__annotator")
+        .order_by("created_at", "id")
+    )

@@ -15,7 +15,8 @@ from annotator.gold import selectors as adjudication_selectors
 from annotator.gold.selectors import adjudication_payload
 from annotator.gold.services.gold import GoldError
 from annotator.gold.services.restore import restore_gold
-from annotator.models import Project, SentencePair
+from annotator.gold.services.review import accept_review, return_review
+from annotator.models import GoldReview, Project, SentencePair
 from annotator.projects.views.lead import lead_page
 
 
@@ -65,3 +66,32 @@ def restore_gold_version(request: HttpRequest, project: Project, pair_id: int) -
     else:
         messages.success(request, f"Gold version {version} restored as version {gold.version}.")
     return redirect("project-pair", project_id=project.pk, pair_id=pair.pk)
+
+
+@lead_page
+def review_queue_page(request: HttpRequest, project: Project) -> HttpResponse:
+    """The review queue: single-annotator submissions waiting for the lead (policy "review")."""
+    rows = adjudication_selectors.review_queue(project=project)
+    page = Paginator(rows, 100).get_page(request.GET.get("page"))
+    context = {"project": project, "rows": page, "total": len(rows)}
+    return render(request, "annotator/lead_review_queue.html", context)
+
+
+@require_POST
+@lead_page
+def review_decide(request: HttpRequest, project: Project, review_id: int) -> HttpResponse:
+    """Accept a reviewed submission as gold, or send it back to its annotator."""
+    review = get_object_or_404(GoldReview, pk=review_id, pair__project=project)
+    action = request.POST.get("action")
+    try:
+        if action == "accept":
+            accept_review(review=review, by=request.user)
+            messages.success(request, f"{review.pair.external_id} accepted as gold.")
+        elif action == "return":
+            return_review(review=review, by=request.user)
+            messages.success(request, f"{review.pair.external_id} sent back to its annotator.")
+        else:
+            messages.error(request, "Unknown action.")
+    except GoldError as exc:
+        messages.error(request, str(exc))
+    return redirect("project-review-queue", project.pk)

@@ -20,6 +20,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from annotator.discussions.services import post_message
 from annotator.gold.services.gold import gold_from_single_submission
 from annotator.grid.selectors.assignments import AnnotationState, annotation_state, starting_seed
 from annotator.links import parse_links, to_alignment
@@ -279,6 +280,10 @@ def flag_assignment(
     Assignment.objects.filter(pk=assignment.pk).update(**changes)
     for field, value in changes.items():
         setattr(assignment, field, value)
+    if reason != Assignment.Flag.NONE:  # a flag opens (or adds to) the pair's discussion
+        label = Assignment.Flag(reason).label
+        post_message(pair=assignment.pair, annotator=user, author=user,
+                     body=f"Flagged: {label}." + (f" {note}" if note else ""))  # fmt: skip
     return assignment
 
 

@@ -15,6 +15,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from annotator.common import access
+from annotator.discussions import selectors as discussion_selectors
 from annotator.grid import services as annotation_services
 from annotator.grid.selectors import queue as queue_selectors
 from annotator.grid.selectors.assignments import get_own_assignment
@@ -54,6 +55,9 @@ def queue(request: HttpRequest, project_id: int) -> HttpResponse:
         "statuses": Assignment.Status.choices,
         "flag_labels": dict(Assignment.Flag.choices),
     }
+    context["threads"], context["answered"] = discussion_selectors.own_thread_states(
+        project=project, user=request.user
+    )
     return render(request, "annotator/queue.html", context)
 
 

@@ -10,7 +10,7 @@ seeds are kept unchanged (the κ_C chance model needs them).
 
 from annotator.models.accounts import ApiToken
 from annotator.models.documents import Bead, DocumentPair
-from annotator.models.gold import GoldAlignment, GoldRevision
+from annotator.models.gold import GoldAlignment, GoldReview, GoldRevision, PairMessage
 from annotator.models.grid import Annotation, AnnotationRevision
 from annotator.models.jobs import Job
 from annotator.models.projects import (
@@ -37,10 +37,12 @@ __all__ = [
     "Bead",
     "DocumentPair",
     "GoldAlignment",
+    "GoldReview",
     "GoldRevision",
     "Job",
     "LinksModel",
     "Membership",
+    "PairMessage",
     "Project",
     "SeedAlignment",
     "SentencePair",

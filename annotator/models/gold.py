@@ -56,3 +56,52 @@ class GoldRevision(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["gold", "version"], name="gold_revision_unique_version")
         ]
+
+
+class GoldReview(models.Model):
+    """A submission of a pair only one annotator had, waiting for a lead (issue 31): under the
+    project's "review" policy it becomes gold only when a lead accepts it."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for review"
+        ACCEPTED = "accepted", "Accepted as gold"
+        RETURNED = "returned", "Sent back to the annotator"
+
+    pair = models.ForeignKey(SentencePair, on_delete=models.CASCADE, related_name="gold_reviews")
+    assignment = models.ForeignKey(
+        "annotator.Assignment", on_delete=models.CASCADE, related_name="gold_reviews"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    decided_by = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pair"], condition=Q(status="pending"), name="gold_review_one_pending"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["pending", "accepted", "returned"]),
+                name="gold_review_status_valid",
+            ),
+        ]
+
+
+class PairMessage(models.Model):
+    """One message of a pair's discussion (issue 31). A thread is one pair and one annotator
+    (``annotator``): the annotator and the project's leads write in it; other annotators never
+    see it (the blind rule)."""
+
+    pair = models.ForeignKey(SentencePair, on_delete=models.CASCADE, related_name="messages")
+    annotator = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    author = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    body = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["pair", "annotator"])]

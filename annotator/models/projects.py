@@ -42,6 +42,17 @@ class Project(models.Model):
         default=False,
         help_text="Serve unstarted pairs in order of the aligner's uncertainty (active learning).",
     )
+
+    class SingleGold(models.TextChoices):
+        IMMEDIATE = "immediate", "Gold at once"
+        REVIEW = "review", "After a lead's review"
+
+    single_gold_policy = models.CharField(
+        max_length=16,
+        choices=SingleGold.choices,
+        default=SingleGold.IMMEDIATE,
+        help_text="A submitted pair only one annotator had: gold at once, or after a lead's review.",
+    )
     source_language = models.CharField(
         max_length=16, blank=True, help_text="ISO 639-1 code of the source side (e.g. en)."
     )

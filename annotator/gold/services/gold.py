@@ -18,6 +18,7 @@ from annotator.models import (
     Annotation,
     Assignment,
     GoldAlignment,
+    GoldReview,
     GoldRevision,
     Project,
     SentencePair,
@@ -142,7 +143,8 @@ def _after_gold_written(*, project: Project) -> None:
 
 def gold_from_single_submission(*, assignment: Assignment) -> GoldAlignment | None:
     """Called when an assignment is submitted: a non-trial pair with exactly one active
-    annotator becomes gold as it stands (origin single). Doubly annotated pairs wait for
+    annotator becomes gold as it stands (origin single), or, under the project's "review"
+    policy, waits in the lead's review queue (a pending GoldReview) instead. Doubly annotated pairs wait for
     adjudication; a pair already adjudicated keeps its gold."""
     pair = assignment.pair
     if pair.is_trial or assignment.withdrawn_at is not None:
@@ -153,6 +155,9 @@ def gold_from_single_submission(*, assignment: Assignment) -> GoldAlignment | No
     current = GoldAlignment.objects.filter(pair=pair).only("origin").first()
     if current is not None and current.origin == Origin.ADJUDICATED:
         return None
+    if pair.project.single_gold_policy == Project.SingleGold.REVIEW:
+        _queue_for_review(assignment=assignment)
+        return None
     annotation = Annotation.objects.get(assignment=assignment)
     return set_gold(
         pair=pair,
@@ -161,3 +166,14 @@ def gold_from_single_submission(*, assignment: Assignment) -> GoldAlignment | No
         author=assignment.annotator,
         note=f"submitted by {assignment.annotator.get_username()}",
     )
+
+
+def _queue_for_review(*, assignment: Assignment) -> GoldReview:
+    """Put the submission in the lead's review queue (one pending review per pair: a
+    resubmission refreshes it)."""
+    review, _ = GoldReview.objects.update_or_create(
+        pair=assignment.pair,
+        status=GoldReview.Status.PENDING,
+        defaults={"assignment": assignment},
+    )
+    return review

@@ -12,6 +12,7 @@ from django.db.models import Count, Q
 from annotator.common.access import STAFF, project_role
 from annotator.models import (
     GoldAlignment,
+    GoldReview,
     Membership,
     Project,
     SeedAlignment,
@@ -136,3 +137,10 @@ def pair_data(pair: SentencePair) -> dict[str, Any]:
         "source": pair.source_tokens,
         "target": pair.target_tokens,
     }
+
+
+def pending_review_count(*, project: Project) -> int:
+    """How many single-annotator submissions wait in the lead's review queue."""
+    return GoldReview.objects.filter(
+        pair__project=project, status=GoldReview.Status.PENDING
+    ).count()

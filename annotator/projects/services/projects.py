@@ -15,6 +15,7 @@ from annotator.models import Membership, Project
 SETTINGS_FIELDS = (
     "name", "description", "guidelines", "source_language", "target_language", "monolingual",
     "double_annotation_share", "auto_retrain_every", "uncertainty_first", "max_tokens",
+    "single_gold_policy",
 )  # fmt: skip
 
 

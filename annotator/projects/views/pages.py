@@ -35,6 +35,9 @@ def project_detail(request: HttpRequest, project_id: int) -> HttpResponse:
         "summary": summary,
         "members": project_selectors.project_members(project=project),
         "jobs": job_selectors.project_jobs(project=project),
+        "pending_reviews": project_selectors.pending_review_count(project=project)
+        if summary.is_lead
+        else 0,
         # The self-test job checks the worker: a tool for whoever runs the site, not for leads.
         "selftest_form": SelftestForm() if request.user.is_staff else None,
     }

@@ -8,6 +8,7 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from annotator.discussions import selectors as discussion_selectors
 from annotator.models import Assignment, Project, SentencePair
 from annotator.projects.selectors import pair_browser
 from annotator.projects.views.lead import lead_page
@@ -75,5 +76,6 @@ def pair_view(request: HttpRequest, project: Project, pair_id: int) -> HttpRespo
         if overlay
         else [(layer, pair_browser.layer_grid(pair, layer)) for layer in layers],  # fmt: skip
         "provenance": (pair.metadata or {}).get("provenance"),
+        "threads": discussion_selectors.pair_threads(pair=pair),
     }
     return render(request, "annotator/pair_view.html", context)

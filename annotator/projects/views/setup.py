@@ -30,7 +30,18 @@ class ProjectForm(forms.ModelForm):
                 attrs={"step": "0.05", "min": 0, "max": 1}
             ),
         }
-        labels = {"monolingual": "Monolingual (paraphrases in one language)"}
+        labels = {
+            "monolingual": "Monolingual (paraphrases in one language)",
+            "single_gold_policy": "Gold from a single annotator",
+        }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["single_gold_policy"].required = False  # a form without it keeps today's
+
+    def clean_single_gold_policy(self) -> str:
+        value = self.cleaned_data.get("single_gold_policy")
+        return value or self.instance.single_gold_policy or Project.SingleGold.IMMEDIATE
 
 
 def _settings(form: ProjectForm) -> dict[str, Any]:

@@ -1,0 +1,59 @@
+"""The lead's review of single-annotator gold (issue 31): under a project's "review" policy a
+submitted pair only one annotator had waits as a pending GoldReview; the lead accepts it (it
+becomes gold through ``set_gold``, origin single) or sends it back (the assignment is reopened,
+nothing is lost)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotator.gold.services.gold import GoldError, set_gold
+from annotator.models import Annotation, GoldAlignment, GoldReview
+from annotator.projects.services.assignment import AssignmentError, reopen_assignment
+
+
+def _pending(review: GoldReview) -> GoldReview:
+    fresh = GoldReview.objects.select_for_update().get(pk=review.pk)
+    if fresh.status != GoldReview.Status.PENDING:
+        raise GoldError("this submission was reviewed already")
+    return fresh
+
+
+def accept_review(*, review: GoldReview, by: Any) -> GoldAlignment:
+    """Make the reviewed submission the pair's gold (origin single, author the annotator)."""
+    with transaction.atomic():
+        review = _pending(review)
+        assignment = review.assignment
+        if assignment.status != assignment.Status.SUBMITTED:
+            raise GoldError("the annotator is working on this pair again; wait for the submission")
+        annotation = Annotation.objects.get(assignment=assignment)
+        gold = set_gold(
+            pair=review.pair,
+            links=annotation.links,
+            origin=GoldAlignment.Origin.SINGLE,
+            author=assignment.annotator,
+            note=f"submitted by {assignment.annotator.get_username()}, "
+            f"accepted by {by.get_username()}",
+        )
+        _decide(review, GoldReview.Status.ACCEPTED, by)
+    return gold
+
+
+def return_review(*, review: GoldReview, by: Any) -> GoldReview:
+    """Send the submission back to its annotator (the assignment reopens; no gold written)."""
+    with transaction.atomic():
+        review = _pending(review)
+        try:
+            reopen_assignment(assignment=review.assignment, by=by)
+        except AssignmentError as exc:
+            raise GoldError(str(exc)) from exc
+        _decide(review, GoldReview.Status.RETURNED, by)
+    return review
+
+
+def _decide(review: GoldReview, status: str, by: Any) -> None:
+    review.status, review.decided_by, review.decided_at = status, by, timezone.now()
+    review.save(update_fields=["status", "decided_by", "decided_at"])
