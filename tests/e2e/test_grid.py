@@ -192,53 +192,113 @@ def test_edit_by_mouse_and_keyboard_then_reload(live_server, page, django_user_m
     assert Assignment.objects.get(pk=a.pk).status == "in_progress"
 
 
-def test_conflict_between_two_tabs_is_shown_and_nothing_is_overwritten(
-    live_server, chromium_browser, django_user_model
-):
-    from playwright.sync_api import expect
-
-    _, (a,) = build(django_user_model, [{}])
-    base = live_server.url
+def two_tabs(chromium_browser, base, assignment):
+    """Two browser contexts (two devices, say) logged in as the annotator, on one pair."""
     tabs = []
     for _ in range(2):
         context = chromium_browser.new_context()
         tab = context.new_page()
         tab.set_default_timeout(10_000)
         login(tab, base)
-        open_pair(tab, base, a)
+        open_pair(tab, base, assignment)
         tabs.append(tab)
-    first, second = tabs
+    return tabs
+
+
+def test_conflict_between_two_tabs_is_shown_and_nothing_is_overwritten(
+    live_server, chromium_browser, django_user_model
+):
+    """Edits of the SAME cell on both tabs: a real overlap asks, names the cell, overwrites
+    nothing until the person chooses."""
+    from playwright.sync_api import expect
+
+    _, (a,) = build(django_user_model, [{}])
+    base = live_server.url
+    first, second = tabs = two_tabs(chromium_browser, base, a)
     try:
         cell(first, 0, 7).click()
+        cell(first, 0, 7).click()  # none → sure → possible
         saved(first)
-        theirs = Annotation.objects.get(assignment=a).links
-        assert [0, 7, "S"] in theirs
+        theirs = Annotation.objects.get(assignment=a)
+        assert [0, 7, "P"] in theirs.links
 
-        cell(second, 6, 0).click()  # based on version 0: stale
+        cell(second, 0, 7).click()  # sure, based on version 0: stale, and the same cell
         indicator = second.locator("[data-save-state]")
         expect(indicator).to_have_attribute("data-save-state", "conflict")
         expect(second.locator("[data-field=conflict]")).to_be_visible()
-        expect(second.locator("[data-field=conflict-text]")).to_contain_text(
-            "Nothing has been overwritten"
+        text = second.locator("[data-field=conflict-text]")
+        expect(text).to_contain_text("Nothing has been overwritten")
+        expect(text).to_contain_text(
+            "“the” × “morning” (row 1, column 8): yours sure, theirs possible"
         )
         shot(second, "grid-conflict")
-        assert Annotation.objects.get(assignment=a).links == theirs, "nothing overwritten"
-        assert Annotation.objects.get(assignment=a).version == 1
+        assert Annotation.objects.get(assignment=a).links == theirs.links, "nothing overwritten"
+        assert Annotation.objects.get(assignment=a).version == theirs.version
 
-        # "keep mine" is an explicit choice: only then does the second tab's alignment win
+        # "keep mine" is an explicit choice: only then does the second tab's cell win
         second.click("[data-action=keep-mine]")
         saved(second)
         mine = Annotation.objects.get(assignment=a)
-        assert mine.version == 2
-        assert [6, 0, "S"] in mine.links and [0, 7, "S"] not in mine.links
+        assert mine.version == theirs.version + 1
+        assert [0, 7, "S"] in mine.links and [0, 7, "P"] not in mine.links
+        assert as_states(mine.links) == states(second)
 
-        # now the first tab is stale: it chooses "reload theirs" and shows the second's links
-        cell(first, 3, 3).click()
+        # now the first tab is stale and changes that cell again (possible → none): it asks;
+        # "take theirs" shows the second's links and saves nothing
+        cell(first, 0, 7).click()
         expect(first.locator("[data-save-state]")).to_have_attribute("data-save-state", "conflict")
         first.click("[data-action=reload-theirs]")
         saved(first)
         assert states(first) == as_states(mine.links)
-        assert Annotation.objects.get(assignment=a).version == 2, "reloading saves nothing"
+        assert Annotation.objects.get(assignment=a).version == mine.version, (
+            "reloading saves nothing"
+        )
+    finally:
+        for tab in tabs:
+            tab.context.close()
+
+
+def test_edits_of_different_cells_in_two_tabs_merge_and_both_land(
+    live_server, chromium_browser, django_user_model
+):
+    """Issue 31: two contexts edit different cells of the same version; the stale one merges
+    (three-way, in the browser) instead of asking, and the server ends with both edits."""
+    from playwright.sync_api import expect
+
+    _, (a,) = build(django_user_model, [{}])
+    base = live_server.url
+    first, second = tabs = two_tabs(chromium_browser, base, a)
+    try:
+        cell(first, 0, 7).click()  # sure
+        saved(first)
+        assert Annotation.objects.get(assignment=a).version == 1
+
+        cell(second, 6, 0).click()  # sure, based on version 0: stale, another cell
+        saved(second)
+        expect(second.locator("[data-field=message]")).to_contain_text(
+            "Merged with a change made elsewhere"
+        )
+        expect(second.locator("[data-field=conflict]")).to_be_hidden()
+        merged = Annotation.objects.get(assignment=a)
+        assert merged.version == 2, "the merge was saved against the current version"
+        assert [0, 7, "S"] in merged.links and [6, 0, "S"] in merged.links
+        assert as_states(merged.links) == as_states(SEED + [[0, 7, "S"], [6, 0, "S"]])
+        assert states(second) == as_states(merged.links), "the grid shows the merge"
+        shot(second, "grid-merged")
+
+        # the first tab is stale now; its change of a seed link merges the other way
+        cell(first, 5, 5).click()  # sure → possible
+        saved(first)
+        final = Annotation.objects.get(assignment=a)
+        assert final.version == 3
+        assert as_states(final.links) == as_states(
+            [[0, 0, "P"], [1, 0, "S"], [2, 1, "S"], [5, 5, "P"], [0, 7, "S"], [6, 0, "S"]]
+        )
+        assert states(first) == as_states(final.links)
+        kinds = set(
+            AnnotationRevision.objects.filter(annotation=final).values_list("kind", flat=True)
+        )
+        assert kinds == {"autosave"}
     finally:
         for tab in tabs:
             tab.context.close()

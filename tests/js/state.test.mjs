@@ -5,6 +5,7 @@ import { test } from "node:test";
 import {
   AlignmentState,
   decideConflict,
+  mergeLinks,
   diffLinks,
   editCount,
   linksEqual,
@@ -254,4 +255,120 @@ test("conflict decisions: never silently drop either side", () => {
   assert.equal(d.overlap, 1, "(1,1): mine S, theirs P; (0,0) only they changed");
   // Order of links never matters.
   assert.equal(decideConflict({ base, mine, theirs: [...mine].reverse() }).action, "adopt");
+});
+
+// ---- three-way merge on the cells (issue 31: conflicts that merge) ----
+const BASE = [
+  [0, 0, "S"],
+  [1, 1, "P"],
+  [2, 2, "S"],
+];
+
+test("merge: edits of different cells are both kept, nothing asks", () => {
+  const mine = [...BASE, [3, 3, "S"]]; // I add (3,3)
+  const theirs = [
+    [0, 0, "S"],
+    [1, 1, "P"],
+    [2, 2, "S"],
+    [4, 0, "P"],
+  ]; // they add (4,0)
+  const d = decideConflict({ base: BASE, mine, theirs });
+  assert.equal(d.action, "merge");
+  assert.equal(d.overlap, 0);
+  assert.deepEqual(d.cells, []);
+  assert.deepEqual(d.merged, [...BASE, [3, 3, "S"], [4, 0, "P"]]);
+  assert.equal(d.mine, 1);
+  assert.equal(d.theirs, 1);
+});
+
+test("merge: a deletion on one side and an addition or change on the other both survive", () => {
+  const mine = [
+    [1, 1, "P"],
+    [2, 2, "S"],
+  ]; // I removed (0,0)
+  const theirs = [
+    [0, 0, "S"],
+    [1, 1, "S"],
+    [2, 2, "S"],
+    [5, 5, "S"],
+  ]; // they turned (1,1) sure and added (5,5)
+  const d = decideConflict({ base: BASE, mine, theirs });
+  assert.equal(d.action, "merge");
+  assert.deepEqual(d.merged, [
+    [1, 1, "S"],
+    [2, 2, "S"],
+    [5, 5, "S"],
+  ]);
+  // both deleted different links: both deletions hold
+  const both = decideConflict({ base: BASE, mine: [[1, 1, "P"], [2, 2, "S"]], theirs: [[0, 0, "S"], [1, 1, "P"]] });
+  assert.equal(both.action, "merge");
+  assert.deepEqual(both.merged, [[1, 1, "P"]]);
+});
+
+test("merge: the same edit made on both sides is no conflict", () => {
+  // both added (3,3) sure, both deleted (0,0); only I added (6,6)
+  const mine = [
+    [1, 1, "P"],
+    [2, 2, "S"],
+    [3, 3, "S"],
+    [6, 6, "P"],
+  ];
+  const theirs = [
+    [1, 1, "P"],
+    [2, 2, "S"],
+    [3, 3, "S"],
+  ];
+  const d = decideConflict({ base: BASE, mine, theirs });
+  assert.equal(d.action, "merge");
+  assert.equal(d.overlap, 0);
+  assert.deepEqual(d.merged, mine);
+  // the same edit and nothing else on either side: the server already has it
+  assert.equal(decideConflict({ base: BASE, mine: theirs, theirs }).action, "adopt");
+});
+
+test("merge: different edits of the same cell ask, and name that cell only", () => {
+  const mine = [...BASE, [3, 3, "S"], [4, 4, "S"]]; // (3,3) sure, (4,4) only mine
+  const theirs = [...BASE, [3, 3, "P"], [5, 0, "S"]]; // (3,3) possible, (5,0) only theirs
+  const d = decideConflict({ base: BASE, mine, theirs });
+  assert.equal(d.action, "ask");
+  assert.equal(d.overlap, 1);
+  assert.deepEqual(d.cells, [[3, 3, null, "S", "P"]], "sure vs possible on the same new cell");
+  // whichever side wins those cells, every other change of both sides is kept
+  const keepMine = mergeLinks({ base: BASE, mine, theirs, prefer: "mine" });
+  assert.deepEqual(keepMine.links, [...BASE, [3, 3, "S"], [4, 4, "S"], [5, 0, "S"]]);
+  const takeTheirs = mergeLinks({ base: BASE, mine, theirs, prefer: "theirs" });
+  assert.deepEqual(takeTheirs.links, [...BASE, [3, 3, "P"], [4, 4, "S"], [5, 0, "S"]]);
+});
+
+test("merge: a deletion against a change of the same link is a real conflict", () => {
+  const mine = [
+    [1, 1, "P"],
+    [2, 2, "S"],
+  ]; // I deleted (0,0) sure
+  const theirs = [
+    [0, 0, "P"],
+    [1, 1, "P"],
+    [2, 2, "S"],
+  ]; // they turned it possible
+  const d = decideConflict({ base: BASE, mine, theirs });
+  assert.equal(d.action, "ask");
+  assert.deepEqual(d.cells, [[0, 0, "S", null, "P"]]);
+  assert.deepEqual(mergeLinks({ base: BASE, mine, theirs, prefer: "mine" }).links, mine);
+  assert.deepEqual(mergeLinks({ base: BASE, mine, theirs, prefer: "theirs" }).links, theirs);
+  // sure turned possible on one side, possible turned sure... on different cells: merges
+  const flips = decideConflict({
+    base: BASE,
+    mine: [[0, 0, "P"], [1, 1, "P"], [2, 2, "S"]],
+    theirs: [[0, 0, "S"], [1, 1, "S"], [2, 2, "S"]],
+  });
+  assert.equal(flips.action, "merge");
+  assert.deepEqual(flips.merged, [[0, 0, "P"], [1, 1, "S"], [2, 2, "S"]]);
+});
+
+test("merge: order and duplicates of the inputs never matter", () => {
+  const mine = [[3, 3, "S"], ...BASE].reverse();
+  const theirs = [[4, 0, "P"], ...BASE, [4, 0, "P"]];
+  const d = decideConflict({ base: [...BASE].reverse(), mine, theirs });
+  assert.equal(d.action, "merge");
+  assert.deepEqual(d.merged, [...BASE, [3, 3, "S"], [4, 0, "P"]]);
 });

@@ -174,8 +174,9 @@ test("after a reload, a stored edit based on the current version is applied and 
   assert.equal(api.version, 3);
 });
 
-test("a 409 with different work shows a conflict; nothing is overwritten until the person chooses", async () => {
-  reset({ version: 5, links: [[2, 2, "S"]] }); // another tab saved version 5
+test("a 409 with different work on the same cell shows a conflict; nothing is overwritten until the person chooses", async () => {
+  // another tab saved version 5: (0,0) possible where we made it sure, and (2,2) of its own
+  reset({ version: 5, links: [[0, 0, "P"], [2, 2, "S"]] });
   const storage = new MemoryStorage();
   const grid = { links: [[0, 0, "S"]], count: 1 };
   const conflicts = [];
@@ -183,26 +184,86 @@ test("a 409 with different work shows a conflict; nothing is overwritten until t
   saver.o.onConflict = (c) => conflicts.push(c);
   saver.changed();
   await until(() => saver.state === "conflict");
-  assert.deepEqual(api.links, [[2, 2, "S"]], "theirs untouched");
+  assert.deepEqual(api.links, [[0, 0, "P"], [2, 2, "S"]], "theirs untouched");
   assert.equal(conflicts[0].decision.action, "ask");
+  assert.deepEqual(conflicts[0].decision.cells, [[0, 0, null, "S", "P"]], "the cell in question");
   assert.equal(api.puts.length, 1, "no second attempt while waiting for the choice");
   await saver.resolveConflict("mine");
   await until(() => saver.state === "saved");
-  assert.deepEqual(api.links, [[0, 0, "S"]], "keep mine saved over theirs, explicitly");
+  assert.deepEqual(api.links, [[0, 0, "S"], [2, 2, "S"]], "mine on the contested cell, theirs' other work kept");
+  assert.deepEqual(grid.links, api.links, "the grid shows what was saved");
   assert.equal(api.puts.at(-1).version, 5);
 });
 
 test("reload theirs puts their links in the grid and saves nothing", async () => {
-  reset({ version: 5, links: [[2, 2, "S"]] });
+  reset({ version: 5, links: [[0, 0, "P"]] });
   const grid = { links: [[0, 0, "S"]], count: 1 };
   const { saver } = makeSaver(new MemoryStorage(), grid, { version: 4, links: [] });
   saver.changed();
   await until(() => saver.state === "conflict");
   await saver.resolveConflict("theirs");
-  assert.deepEqual(grid.links, [[2, 2, "S"]]);
+  assert.deepEqual(grid.links, [[0, 0, "P"]]);
   assert.equal(saver.state, "saved");
   assert.equal(saver.version, 5);
   assert.equal(api.puts.length, 1);
+});
+
+test("a 409 whose edits touch different cells merges both and saves the merge against theirs", async () => {
+  reset({ version: 5, links: [[2, 2, "S"]] }); // another tab added (2,2) on top of version 4
+  const storage = new MemoryStorage();
+  const grid = { links: [[0, 0, "S"]], count: 1 }; // we added (0,0) on top of version 4
+  const conflicts = [];
+  const { saver, states } = makeSaver(storage, grid, { version: 4, links: [] });
+  saver.o.onConflict = (c) => conflicts.push(c);
+  saver.changed();
+  await until(() => saver.state === "saved" && api.version === 6);
+  assert.deepEqual(conflicts, [], "nothing to ask");
+  assert.ok(!states.includes("conflict"));
+  assert.deepEqual(api.links, [[0, 0, "S"], [2, 2, "S"]], "both edits on the server");
+  assert.deepEqual(grid.links, api.links, "the grid shows the merge");
+  assert.equal(api.puts.length, 2);
+  assert.equal(api.puts.at(-1).version, 5, "saved against their version: the server still refuses stale ones");
+  assert.match(saver.message, /Merged with a change made elsewhere/);
+  assert.equal(new PendingStore(storage).load(saver.url), null);
+});
+
+test("taking theirs on the contested cells keeps my other edits and saves them", async () => {
+  reset({ version: 5, links: [[0, 0, "P"]] });
+  const grid = { links: [[0, 0, "S"], [3, 3, "S"]], count: 1 };
+  const { saver } = makeSaver(new MemoryStorage(), grid, { version: 4, links: [] });
+  saver.changed();
+  await until(() => saver.state === "conflict");
+  await saver.resolveConflict("theirs");
+  await until(() => saver.state === "saved" && api.version === 6);
+  assert.deepEqual(api.links, [[0, 0, "P"], [3, 3, "S"]]);
+  assert.deepEqual(grid.links, api.links);
+});
+
+test("after a reload, a stored edit the server moved past is merged when the cells differ", async () => {
+  reset({ version: 5, links: [[2, 2, "S"]] });
+  const storage = new MemoryStorage();
+  const url = `${base}/api/assignments/1/annotation/`;
+  new PendingStore(storage).save(url, { version: 4, baseLinks: [], links: [[1, 1, "P"]] });
+  const grid = { links: [[2, 2, "S"]], count: 0 };
+  const { saver } = makeSaver(storage, grid, { version: 5, links: [[2, 2, "S"]] });
+  assert.equal(saver.restore({ version: 5, links: [[2, 2, "S"]] }), "conflict");
+  await until(() => saver.state === "saved" && api.version === 6);
+  assert.deepEqual(api.links, [[1, 1, "P"], [2, 2, "S"]]);
+  assert.deepEqual(grid.links, api.links);
+});
+
+test("a submit that meets another tab's edit of other cells merges, saves, and asks to check first", async () => {
+  reset({ version: 5, links: [[2, 2, "S"]] });
+  const grid = { links: [[0, 1, "S"]], count: 1 };
+  const { saver } = makeSaver(new MemoryStorage(), grid, { version: 4, links: [] });
+  const first = await saver.submit();
+  assert.equal(first.ok, false, "the person has not seen the merge: no submit yet");
+  assert.match(first.message, /Merged with a change made elsewhere/);
+  await until(() => saver.state === "saved" && api.version === 6);
+  assert.deepEqual(api.links, [[0, 1, "S"], [2, 2, "S"]]);
+  const second = await saver.submit();
+  assert.equal(second.ok, true);
+  assert.deepEqual(api.links, [[0, 1, "S"], [2, 2, "S"]]);
 });
 
 test("a save whose answer was lost is recognised on the 409 and not sent again", async () => {

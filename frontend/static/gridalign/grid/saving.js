@@ -37,12 +37,25 @@ export function startSaving({ root, data, state, csrfToken, setMessage, onFirstS
     if (saveState === "saved" && saver && saver.version > 0) onFirstSave?.();
   }
 
+  const WORD = { S: "sure", P: "possible" };
+  const value = (kind) => WORD[kind] || "none";
+
+  /** "“sides” × “parties”: yours sure, theirs possible (was none)", for the first few cells. */
+  function describeCells(cells, most = 6) {
+    const text = cells
+      .slice(0, most)
+      .map(([i, j, b, m, t]) => `“${pair.source[i]}” × “${pair.target[j]}” (row ${i + 1}, column ${j + 1}): yours ${value(m)}, theirs ${value(t)}, was ${value(b)}`)
+      .join("; ");
+    return cells.length > most ? `${text}; and ${cells.length - most} more` : text;
+  }
+
   function showConflict({ decision, theirs }) {
     field("conflict").hidden = false;
     field("conflict-text").textContent =
       `Someone saved another version of this pair (version ${theirs.version}, another tab or device). ` +
-      `Yours changes ${decision.mine} cell(s), theirs ${decision.theirs}; ${decision.overlap} cell(s) differ on both sides. ` +
-      "Nothing has been overwritten. Choose which one to keep.";
+      `Yours changes ${decision.mine} cell(s), theirs ${decision.theirs}; ${decision.overlap} cell(s) were changed differently on both sides: ` +
+      `${describeCells(decision.cells || [])}. Every other change of both sides is merged. ` +
+      "Nothing has been overwritten. Choose which side to keep on these cells.";
     mountGrid(field("conflict-grid"), {
       source: pair.source,
       target: pair.target,

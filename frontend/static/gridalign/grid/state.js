@@ -93,6 +93,43 @@ export function editCount(base, links) {
 }
 
 /**
+ * Three-way merge of link lists on the cells. base: the version both sides started from; mine,
+ * theirs: the two edits of it. Per cell (none, "S" or "P"):
+ *  - same value on both sides (unchanged, or the same edit made twice) → that value;
+ *  - changed on one side only (added, removed, or sure ↔ possible) → that side's value;
+ *  - changed on both sides to different values → a conflict: the cell keeps `prefer`'s value
+ *    ("mine" | "theirs") when given, else mine's, and is listed in `conflicts`.
+ * Returns {links, conflicts: [[i, j, base, mine, theirs]] (null = no link), mineChanged,
+ * theirsChanged} (the counts of cells each side changed from base).
+ */
+export function mergeLinks({ base, mine, theirs, prefer = null }) {
+  const baseMap = linksToMap(base);
+  const mineMap = linksToMap(mine);
+  const theirMap = linksToMap(theirs);
+  const merged = new Map();
+  const conflicts = [];
+  let mineChanged = 0;
+  let theirsChanged = 0;
+  for (const key of new Set([...baseMap.keys(), ...mineMap.keys(), ...theirMap.keys()])) {
+    const b = baseMap.get(key) ?? null;
+    const m = mineMap.get(key) ?? null;
+    const t = theirMap.get(key) ?? null;
+    if (m !== b) mineChanged += 1;
+    if (t !== b) theirsChanged += 1;
+    let value = m;
+    if (m === b) value = t;
+    else if (t !== b && t !== m) {
+      const [i, j] = key.split(",").map(Number);
+      conflicts.push([i, j, b, m, t]);
+      value = prefer === "theirs" ? t : m;
+    }
+    if (value) merged.set(key, value);
+  }
+  conflicts.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  return { links: mapToLinks(merged), conflicts, mineChanged, theirsChanged };
+}
+
+/**
  * What to do when the server answers 409 (someone saved a newer version than the one our edit
  * was based on). Never overwrites silently:
  *  - "adopt":  theirs already equals mine (e.g. our own save landed but its answer was lost);
@@ -100,27 +137,24 @@ export function editCount(base, links) {
  *  - "reload": we have no edits since base; take theirs, nothing of ours is lost.
  *  - "rebase": the server's content is still our base (only the number moved); our edits can be
  *              saved on top of their version without losing anything of theirs.
- *  - "ask":    both sides changed: the person chooses "reload theirs" or "keep mine".
- * `overlap` counts cells both sides changed differently (shown in the conflict message).
+ *  - "merge":  both sides changed, never the same cell differently: `merged` (the three-way
+ *              merge, see mergeLinks) holds both; save it on top of their version.
+ *  - "ask":    some cells were changed differently on both sides (`cells`, as mergeLinks'
+ *              conflicts): the person decides those cells; everything else merges.
+ * `mine`/`theirs` count the cells each side changed, `overlap` the cells in conflict.
  */
 export function decideConflict({ base, mine, theirs }) {
-  const mineChanges = diffLinks(base, mine);
-  const theirChanges = diffLinks(base, theirs);
-  const count = (d) => d.added.length + d.removed.length + d.changed.length;
-  const summary = { mine: count(mineChanges), theirs: count(theirChanges), overlap: 0 };
+  const merge = mergeLinks({ base, mine, theirs });
+  const summary = {
+    mine: merge.mineChanged,
+    theirs: merge.theirsChanged,
+    overlap: merge.conflicts.length,
+    cells: merge.conflicts,
+  };
   if (linksEqual(mine, theirs)) return { action: "adopt", ...summary };
   if (summary.mine === 0) return { action: "reload", ...summary };
   if (summary.theirs === 0) return { action: "rebase", ...summary };
-  const mineMap = linksToMap(mine);
-  const theirMap = linksToMap(theirs);
-  const baseMap = linksToMap(base);
-  const keys = new Set([...mineMap.keys(), ...theirMap.keys(), ...baseMap.keys()]);
-  for (const key of keys) {
-    const b = baseMap.get(key);
-    const m = mineMap.get(key);
-    const t = theirMap.get(key);
-    if (m !== b && t !== b && m !== t) summary.overlap += 1;
-  }
+  if (summary.overlap === 0) return { action: "merge", merged: merge.links, ...summary };
   return { action: "ask", ...summary };
 }
 

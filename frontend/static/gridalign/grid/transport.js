@@ -7,10 +7,11 @@
 // the page opens) are pure functions at the top, unit-tested in Node; the Saver below does the
 // fetching and timing. The save indicator's states: saved | saving | unsaved | offline | conflict.
 
-import { decideConflict, linksEqual } from "./state.js";
+import { decideConflict, linksEqual, mergeLinks } from "./state.js";
 
 export const SAVE_STATES = ["saved", "saving", "unsaved", "offline", "conflict"];
 const PREFIX = "gridalign:pending:";
+export const MERGED_MESSAGE = "Merged with a change made elsewhere (another tab or device).";
 
 /** Wait before retry number `attempt` (1, 2, ...): 1 s, 2 s, 4 s ... capped at 30 s. */
 export function retryDelay(attempt, { base = 1000, max = 30000 } = {}) {
@@ -139,6 +140,8 @@ export function sendJson(method, url, body, { csrfToken = "", fetchImpl = (...a)
  *              onState(state, message), onConflict({decision, theirs, mine}), onReplace(links)})
  * version/links: what the server holds now (version 0 = never saved). Call changed() after
  * every edit; submit() for Submit; resolveConflict("theirs"|"mine") after a conflict.
+ * A 409 whose edits touch different cells is merged (three-way, state.js mergeLinks) and the
+ * merge saved against the server's version; only cells changed differently on both sides ask.
  */
 export class Saver {
   constructor(options) {
@@ -156,6 +159,7 @@ export class Saver {
     this.again = false;
     this.conflict = null;
     this.quiet = false;
+    this.notice = ""; // said with the next "saved" (e.g. that a merge happened)
     this.unanswered = []; // links of the saves sent since the last answer that got none
   }
 
@@ -192,6 +196,7 @@ export class Saver {
 
   /** Put the server's links into the grid without counting it as an edit. */
   #adopt(current) {
+    this.notice = "";
     this.version = current.version;
     this.baseLinks = current.links;
     this.quiet = true;
@@ -202,6 +207,25 @@ export class Saver {
     }
     this.dirty = false;
     this.store.clear(this.url);
+  }
+
+  /**
+   * Put merged links into the grid, based on the server's `current`, to be saved against it
+   * (the merge is not an edit of the person's: no changed() while it goes in).
+   */
+  #takeMerge(current, links, notice) {
+    this.version = current.version;
+    this.baseLinks = current.links;
+    this.quiet = true;
+    try {
+      if (!linksEqual(links, this.o.getLinks())) this.o.onReplace?.(links);
+    } finally {
+      this.quiet = false;
+    }
+    this.dirty = true;
+    this.notice = notice;
+    this.#persist();
+    this.#setState("unsaved", notice);
   }
 
   /** Handle a 409 against what the grid holds now; true when the save should just go again. */
@@ -226,12 +250,16 @@ export class Saver {
       this.version = current.version;
       return true;
     }
+    if (decision.action === "merge") {
+      this.#takeMerge(current, decision.merged, MERGED_MESSAGE);
+      return true;
+    }
     if (decision.action === "reload") {
       this.#adopt(current);
       this.#setState("saved", "Updated to the version saved elsewhere.");
       return false;
     }
-    this.conflict = { decision, theirs: current, mine };
+    this.conflict = { decision, theirs: current, mine, base: this.baseLinks };
     this.#persist();
     this.#setState("conflict", "Someone saved this pair elsewhere (another tab or device).");
     this.o.onConflict?.(this.conflict);
@@ -273,7 +301,8 @@ export class Saver {
       if (this.o.getChangeCount() === sentAt) {
         this.dirty = false;
         this.store.clear(this.url);
-        this.#setState("saved");
+        this.#setState("saved", this.notice);
+        this.notice = "";
       } else {
         this.#persist(); // newer edits: keep them against the new version
         this.#setState("unsaved");
@@ -301,20 +330,25 @@ export class Saver {
     if (this.dirty && this.state === "offline") this.flush();
   }
 
-  /** The person chose: "theirs" (reload the other version) or "mine" (save over theirs). */
+  /**
+   * The person chose who wins the cells both sides changed differently: "theirs" or "mine".
+   * Every other cell merges as usual (mergeLinks), so the choice loses only the other side's
+   * value of those cells; when the result is theirs exactly, nothing is saved.
+   */
   resolveConflict(choice) {
     const c = this.conflict;
     if (!c) return Promise.resolve();
     this.conflict = null;
-    if (choice === "theirs") {
+    const mine = this.o.getLinks(); // with any edit made while the question was open
+    const merge = mergeLinks({ base: c.base, mine, theirs: c.theirs.links, prefer: choice });
+    if (linksEqual(merge.links, c.theirs.links)) {
       this.#adopt(c.theirs);
       this.#setState("saved", "Reloaded the other version.");
       return Promise.resolve();
     }
-    this.version = c.theirs.version; // explicitly based on theirs now: the save replaces it
-    this.baseLinks = c.theirs.links;
-    this.dirty = true;
-    this.#setState("unsaved");
+    const who = choice === "theirs" ? "theirs" : "yours";
+    const notice = `${MERGED_MESSAGE} Kept ${who} on the ${merge.conflicts.length} cell(s) both changed.`;
+    this.#takeMerge(c.theirs, merge.links, notice);
     return this.flush();
   }
 
@@ -333,11 +367,11 @@ export class Saver {
       this.dirty = true;
       this.quiet = true;
       try {
-        this.o.onReplace?.(pending.links); // show mine; the choice decides which survives
+        this.o.onReplace?.(pending.links); // show mine; then merge or ask
       } finally {
         this.quiet = false;
       }
-      this.#onConflict(theirs);
+      if (this.#onConflict(theirs)) this.#schedule(0);
     }
     return decision;
   }
@@ -372,7 +406,11 @@ export class Saver {
           continue;
         }
         this.dirty = true;
-        this.#onConflict(data.current);
+        if (this.#onConflict(data.current)) {
+          // Merged with another tab's work: the person sees the merge before submitting it.
+          this.#schedule(0);
+          return { ok: false, reason: "conflict", message: `${MERGED_MESSAGE} Check the grid and submit again.` };
+        }
         return { ok: false, reason: "conflict", message: this.message };
       }
       if (kind === "retry") {
