@@ -118,12 +118,18 @@ def queue_place(*, assignment: Assignment) -> QueuePlace:
                 withdrawn_at__isnull=True,
                 pair__project_id=assignment.pair.project_id,
             )
-        ).values_list("id", "status")
+        ).values_list("id", "status", "pair__is_trial")
     )
     ids = [row[0] for row in rows]
     index = ids.index(assignment.pk)
-    todo = [n for n, (_, status) in enumerate(rows) if status != Assignment.Status.SUBMITTED]
+    todo = [n for n, (_, status, _) in enumerate(rows) if status != Assignment.Status.SUBMITTED]
     after = [n for n in todo if n > index] or [n for n in todo if n != index]
+    if rows[index][2] and not any(rows[n][2] for n in todo):
+        # A trial pair once the trial set is done (this submit may just have finished it): the
+        # trial block stood before all other work, so what follows it is the first pair still
+        # to do in the order the queue page now lists, not the pair after the trial pair's own
+        # import position (issue 31, defect 5).
+        after = [n for n in todo if n != index]
     return QueuePlace(
         position=index + 1,
         total=len(rows),

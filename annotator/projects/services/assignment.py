@@ -82,10 +82,15 @@ class AssignmentRequest:
 
 @dataclass
 class Workload:
-    """One person's work before and after the plan (non-trial pairs unless named trial)."""
+    """One person's work before and after the plan. ``existing`` counts every active pair the
+    person holds, trial pairs included (as the Members and Progress pages count them; issue 31,
+    defect 3); ``existing_trial`` says how many of those are trial pairs. ``new``, ``first``,
+    ``second``, ``single`` and ``by_subcorpus`` are the plan's non-trial pairs, ``trial`` the
+    plan's trial pairs; ``total`` is everything the person holds after the plan."""
 
     user: Any
     existing: int = 0
+    existing_trial: int = 0
     withdrawn: int = 0  # unstarted assignments a rebalance takes away
     new: int = 0
     first: int = 0
@@ -96,7 +101,7 @@ class Workload:
 
     @property
     def total(self) -> int:
-        return self.existing - self.withdrawn + self.new
+        return self.existing - self.withdrawn + self.new + self.trial
 
 
 @dataclass
@@ -368,8 +373,9 @@ def _workloads(
     rows = {u.pk: Workload(user=u) for u in users}
     for a in active:
         row = rows.get(a["annotator_id"])
-        if row is not None and not a["pair__is_trial"]:
+        if row is not None:
             row.existing += 1
+            row.existing_trial += bool(a["pair__is_trial"])
             row.withdrawn += a["id"] in withdrawn
     for a in plan.assignments:
         row = rows[a.annotator_id]

@@ -132,10 +132,11 @@ def members_page(request: HttpRequest, project: Project) -> HttpResponse:
 def _work_counts(project: Project) -> dict[int, dict[str, int]]:
     out: dict[int, dict[str, int]] = {}
     for a in Assignment.objects.filter(pair__project=project, withdrawn_at__isnull=True).values(
-        "annotator_id", "status"
+        "annotator_id", "status", "pair__is_trial"
     ):
-        row = out.setdefault(a["annotator_id"], {"active": 0, "submitted": 0})
+        row = out.setdefault(a["annotator_id"], {"active": 0, "trial": 0, "submitted": 0})
         row["active"] += 1
+        row["trial"] += bool(a["pair__is_trial"])
         row["submitted"] += a["status"] == Assignment.Status.SUBMITTED
     return out
 

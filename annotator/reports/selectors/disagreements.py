@@ -1,13 +1,15 @@
 """The disagreement browser's rows: doubly annotated pairs, lowest agreement first.
 
-Each pair's figures are its own word- and phrase-level scores of A against B (the first two
-final annotations in slot order, as in the report), from ``alignment_core.agreement``'s
+Each row's figures are one pair's word- and phrase-level scores of one annotator against
+another: every pair of its final annotations, in slot order (A+B, A+C, B+C for three
+annotators, the dashboard's pairwise comparisons), from ``alignment_core.agreement``'s
 per-pair scores. Read live from the database — no stored report needed — because a lead
 adjudicating pairs wants the list as it is now.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from alignment_core.agreement import score_alignments
@@ -39,7 +41,7 @@ class Disagreements:
     rows: list[DisagreementRow]
     subcorpora: list[str] = field(default_factory=list)  # every choice of the filter
     annotator_pairs: list[str] = field(default_factory=list)
-    total: int = 0  # doubly annotated pairs before filtering
+    total: int = 0  # rows (pair × pair of its annotators) before filtering
 
 
 def pair_key(a: str, b: str) -> str:
@@ -59,33 +61,37 @@ def disagreements(
     annotator_pair: str | None = None,
     include_trial: bool = False,
 ) -> Disagreements:
-    """Doubly annotated pairs sorted by word F1 (lowest first), optionally only one subcorpus
+    """Doubly annotated pairs, one row per pair of their annotators (a pair annotated by three
+    people gives three rows), sorted by word F1 (lowest first), optionally only one subcorpus
     (name; "" = pairs without one) and one annotator pair (:func:`pair_key`)."""
     keys = input_keys(project=project, include_trial=include_trial)
     keys.rows = {pid: rows for pid, rows in keys.rows.items() if len(rows) >= 2}
     records = pair_annotations(keys=keys)
     external = dict(project.pairs.filter(pk__in=keys.rows).values_list("id", "external_id"))
-    sides = [list(r.annotations.items())[:2] for r in records]
-    word, phrase = score_alignments(
-        (r.source, r.target, s[0][1], s[1][1]) for r, s in zip(records, sides, strict=True)
-    )
-    rows = []
-    for r, s, w, p in zip(records, sides, word.per_pair(), phrase.per_pair(), strict=True):
-        rows.append(
-            DisagreementRow(
-                pair_id=int(r.pair_id),
-                external_id=external[int(r.pair_id)],
-                subcorpus=r.subcorpus,
-                first=s[0][0],
-                second=s[1][0],
-                word_f1=w.f1,
-                word_precision=w.precision_sure,
-                word_recall=w.recall_sure,
-                phrase_f1=p.f1,
-                source=list(r.source),
-                target=list(r.target),
-            )
+    # every pair of annotators of each pair, in A/B order (A+B, A+C, B+C with three annotators,
+    # as the dashboard's pairwise tables; issue 31, defect 6)
+    sides = [
+        (r, pair)
+        for r in records
+        for pair in itertools.combinations(list(r.annotations.items()), 2)
+    ]
+    word, phrase = score_alignments((r.source, r.target, s[0][1], s[1][1]) for r, s in sides)
+    rows = [
+        DisagreementRow(
+            pair_id=int(r.pair_id),
+            external_id=external[int(r.pair_id)],
+            subcorpus=r.subcorpus,
+            first=s[0][0],
+            second=s[1][0],
+            word_f1=w.f1,
+            word_precision=w.precision_sure,
+            word_recall=w.recall_sure,
+            phrase_f1=p.f1,
+            source=list(r.source),
+            target=list(r.target),
         )
+        for (r, s), w, p in zip(sides, word.per_pair(), phrase.per_pair(), strict=True)
+    ]
     result = Disagreements(
         rows=[],
         subcorpora=sorted({row.subcorpus for row in rows}),
