@@ -227,6 +227,26 @@ def test_never_saved_annotation_starts_from_the_seed_and_put_saves_version_1(gri
     assert revision.edits_from_seed == 3
 
 
+def test_a_save_reads_no_posterior_matrix_and_a_bounded_number_of_queries(grid):
+    """Issue 32: a save's work is the annotation. The seed's posterior matrix (N×M bytes) is
+    the grid's to draw, not the save's: no query of a save selects it, and the count stays
+    what the save needs (session, user, the assignment, the lock, the activity, the writes)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = api(grid.annotator)
+    assignment = grid.mine["b"]
+    client.get("/api/assignments/")  # the session and user are warm
+    with CaptureQueriesContext(connection) as saving:
+        response = put(client, assignment, {"version": 0, "links": MY_LINKS})
+    assert response.status_code == 200 and response.json()["version"] == 1
+    sql = [q["sql"].lower() for q in saving.captured_queries]
+    assert not [q for q in sql if "posteriors" in q], sql
+    assert len(sql) <= 12, sql
+    # the save still counted its edits against the seed's links
+    assert AnnotationRevision.objects.get(annotation__assignment=assignment).edits_from_seed == 3
+
+
 def test_stale_version_is_409_with_the_current_state_and_nothing_written(grid):
     client = api(grid.annotator)
     assignment = grid.mine["b"]

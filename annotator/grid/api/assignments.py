@@ -233,10 +233,15 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     filterset_class = AssignmentFilter
     serializer_class = AssignmentListSerializer
 
+    # the writes (save, submit, flag) read only the assignment and its pair's tokens (the
+    # shape): no seed row with its posterior matrix, no subcorpus (the lock reads what it needs)
+    WRITE_ACTIONS = frozenset({"annotation", "submit", "flag"})
+
     def get_queryset(self):
-        assignments = own_assignments(user=self.request.user).select_related(
-            "pair", "pair__subcorpus", "seed"
-        )
+        assignments = own_assignments(user=self.request.user)
+        if self.action in self.WRITE_ACTIONS and self.request.method != "GET":
+            return assignments.select_related("pair")
+        assignments = assignments.select_related("pair", "pair__subcorpus", "seed")
         return order_queue(assignments) if self.action == "list" else assignments
 
     @extend_schema(responses=AssignmentDetailSerializer)
