@@ -166,6 +166,29 @@ def test_detail_has_pair_seed_posteriors_queue_and_urls(grid):
     assert urls["previous_page"] == f"/annotate/{grid.mine['a'].pk}/"
 
 
+def test_a_seeds_posteriors_are_read_once_then_served_from_the_cache(grid):
+    """Issue 32: a seed never changes, so its posterior matrix is read from the database on
+    the first opening only; the page and the API then answer the same matrix without that read,
+    and a pair's matrix is never another seed's."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = api(grid.annotator)
+    assignment = grid.mine["c"]
+    first = client.get(detail_url(assignment)).json()["posteriors"]
+    with CaptureQueriesContext(connection) as again:
+        page = client.get(f"/annotate/{assignment.pk}/")
+        data = client.get(detail_url(assignment)).json()
+    assert page.status_code == 200
+    assert not [q for q in again.captured_queries if "posteriors" in q["sql"].lower()]
+    assert data["posteriors"] == first
+    assert base64.b64decode(first["data"]) == posterior_bytes(len(SOURCE), len(TARGET))
+    assert first["data"] in page.content.decode()  # the page carries the same matrix
+    other = client.get(detail_url(grid.mine["a"])).json()
+    assert other["posteriors"] == first  # same bytes in the fixture, but from its own seed
+    assert other["seed"]["links"] == SEED_LINKS
+
+
 def test_pair_without_seed_or_subcorpus_gives_nulls(grid):
     assignment = grid.mine["c"]
     Assignment.objects.filter(pk=assignment.pk).update(seed=None)

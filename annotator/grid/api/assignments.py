@@ -242,7 +242,10 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         if self.action in self.WRITE_ACTIONS and self.request.method != "GET":
             return assignments.select_related("pair")
         assignments = assignments.select_related("pair", "pair__subcorpus", "seed")
-        return order_queue(assignments) if self.action == "list" else assignments
+        if self.action == "list":
+            return order_queue(assignments)
+        # the seed's posterior matrix is read through its cache (selectors/grid.py)
+        return assignments.defer("seed__posteriors")
 
     @extend_schema(responses=AssignmentDetailSerializer)
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
