@@ -166,6 +166,29 @@ def test_detail_has_pair_seed_posteriors_queue_and_urls(grid):
     assert urls["previous_page"] == f"/annotate/{grid.mine['a'].pk}/"
 
 
+def test_a_seeds_posteriors_are_read_once_then_served_from_the_cache(grid):
+    """Issue 32: a seed never changes, so its posterior matrix is read from the database on
+    the first opening only; the page and the API then answer the same matrix without that read,
+    and a pair's matrix is never another seed's."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = api(grid.annotator)
+    assignment = grid.mine["c"]
+    first = client.get(detail_url(assignment)).json()["posteriors"]
+    with CaptureQueriesContext(connection) as again:
+        page = client.get(f"/annotate/{assignment.pk}/")
+        data = client.get(detail_url(assignment)).json()
+    assert page.status_code == 200
+    assert not [q for q in again.captured_queries if "posteriors" in q["sql"].lower()]
+    assert data["posteriors"] == first
+    assert base64.b64decode(first["data"]) == posterior_bytes(len(SOURCE), len(TARGET))
+    assert first["data"] in page.content.decode()  # the page carries the same matrix
+    other = client.get(detail_url(grid.mine["a"])).json()
+    assert other["posteriors"] == first  # same bytes in the fixture, but from its own seed
+    assert other["seed"]["links"] == SEED_LINKS
+
+
 def test_pair_without_seed_or_subcorpus_gives_nulls(grid):
     assignment = grid.mine["c"]
     Assignment.objects.filter(pk=assignment.pk).update(seed=None)
@@ -225,6 +248,26 @@ def test_never_saved_annotation_starts_from_the_seed_and_put_saves_version_1(gri
     assert (revision.version, revision.kind, revision.author) == (1, "autosave", grid.annotator)
     # MY_LINKS vs the seed, ignoring S/P: (0,0) both; (3,2) only mine; (1,0), (2,1) only seed
     assert revision.edits_from_seed == 3
+
+
+def test_a_save_reads_no_posterior_matrix_and_a_bounded_number_of_queries(grid):
+    """Issue 32: a save's work is the annotation. The seed's posterior matrix (N×M bytes) is
+    the grid's to draw, not the save's: no query of a save selects it, and the count stays
+    what the save needs (session, user, the assignment, the lock, the activity, the writes)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = api(grid.annotator)
+    assignment = grid.mine["b"]
+    client.get("/api/assignments/")  # the session and user are warm
+    with CaptureQueriesContext(connection) as saving:
+        response = put(client, assignment, {"version": 0, "links": MY_LINKS})
+    assert response.status_code == 200 and response.json()["version"] == 1
+    sql = [q["sql"].lower() for q in saving.captured_queries]
+    assert not [q for q in sql if "posteriors" in q], sql
+    assert len(sql) <= 12, sql
+    # the save still counted its edits against the seed's links
+    assert AnnotationRevision.objects.get(annotation__assignment=assignment).edits_from_seed == 3
 
 
 def test_stale_version_is_409_with_the_current_state_and_nothing_written(grid):

@@ -233,11 +233,19 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     filterset_class = AssignmentFilter
     serializer_class = AssignmentListSerializer
 
+    # the writes (save, submit, flag) read only the assignment and its pair's tokens (the
+    # shape): no seed row with its posterior matrix, no subcorpus (the lock reads what it needs)
+    WRITE_ACTIONS = frozenset({"annotation", "submit", "flag"})
+
     def get_queryset(self):
-        assignments = own_assignments(user=self.request.user).select_related(
-            "pair", "pair__subcorpus", "seed"
-        )
-        return order_queue(assignments) if self.action == "list" else assignments
+        assignments = own_assignments(user=self.request.user)
+        if self.action in self.WRITE_ACTIONS and self.request.method != "GET":
+            return assignments.select_related("pair")
+        assignments = assignments.select_related("pair", "pair__subcorpus", "seed")
+        if self.action == "list":
+            return order_queue(assignments)
+        # the seed's posterior matrix is read through its cache (selectors/grid.py)
+        return assignments.defer("seed__posteriors")
 
     @extend_schema(responses=AssignmentDetailSerializer)
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:

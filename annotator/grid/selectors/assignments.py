@@ -47,6 +47,7 @@ def get_own_assignment(*, assignment_id: int, user: Any) -> Assignment | None:
     return (
         own_assignments(user=user)
         .select_related("pair", "pair__project", "pair__subcorpus", "seed")
+        .defer("seed__posteriors")  # cached apart (grid selectors' posteriors_data)
         .filter(pk=assignment_id)
         .first()
     )

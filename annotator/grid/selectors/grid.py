@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from django.core.cache import cache
 from django.urls import reverse
 
 from annotator.grid.selectors.assignments import annotation_state, starting_seed, trial_feedback
@@ -22,12 +23,36 @@ def flag_data(assignment: Assignment) -> dict[str, str] | None:
     return {"reason": assignment.flag, "note": assignment.flag_note}
 
 
+# A seed is never edited after it is written (models/seeding.py), so its posterior matrix as
+# the grid's JSON is computed once per seed and kept in Django's cache: an opening reads the
+# seed row without its N×M bytes (``defer``), and only a cache miss loads them. The key names
+# the row's identity and its creation time (ids of rolled-back rows can come back in SQLite).
+POSTERIORS_CACHE_SECONDS = 7 * 24 * 3600
+_NONE = "none"
+
+
+def _posteriors_key(seed: SeedAlignment) -> str:
+    stamp = seed.created_at.timestamp() if seed.created_at else 0
+    return f"grid:posteriors:{seed.pk}:{seed.pair_id}:{seed.aligner_run_id}:{stamp}"
+
+
 def posteriors_data(seed: SeedAlignment | None, rows: int, cols: int) -> dict[str, Any] | None:
     """The seed's posterior matrix as stored (N×M bytes, row-major), base64 for JSON; None when
-    there is none or it does not fit the pair."""
-    if seed is None or seed.posteriors is None:
+    there is none or it does not fit the pair. Cached per seed (see above)."""
+    if seed is None:
         return None
-    raw = bytes(seed.posteriors)
+    key = _posteriors_key(seed)
+    cached = cache.get(key)
+    if cached is None:
+        cached = _posteriors_json(seed.posteriors, rows, cols) or _NONE
+        cache.set(key, cached, POSTERIORS_CACHE_SECONDS)
+    return None if cached == _NONE else cached
+
+
+def _posteriors_json(posteriors: Any, rows: int, cols: int) -> dict[str, Any] | None:
+    if posteriors is None:
+        return None
+    raw = bytes(posteriors)
     if len(raw) != rows * cols:
         return None
     return {
