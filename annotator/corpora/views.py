@@ -42,6 +42,9 @@ class ImportForm(forms.Form):
         required=False, help_text="pharaoh/naacl: source sentences, or a tsv/bitext/jsonl of pairs"
     )
     target_text = forms.FileField(required=False, help_text="pharaoh/naacl: target sentences")
+    text_format = forms.ChoiceField(
+        choices=_choices(FORMATS, "guess"), required=False, help_text="the source text's format"
+    )
     sure_file = forms.FileField(required=False, help_text="edinburgh: the sure-only file")
     load_as = forms.ChoiceField(
         choices=_choices(LOAD_MODES, "text only"), required=False, label="Load alignments as"

@@ -36,7 +36,7 @@ def uploads_left() -> list:
 def test_the_page_shows_every_option_and_is_linked_from_the_project(client, lead, project):
     client.force_login(lead)
     page = client.get(f"/projects/{project.pk}/import/").content.decode()
-    for name in ("file", "format", "encoding", "source_text", "target_text", "sure_file")+(
+    for name in ("file", "format", "encoding", "source_text", "target_text", "text_format", "sure_file")+(
         "load_as", "annotator", "subcorpus", "max_length_ratio", "token_mismatch",
         "replace_gold", "dry_run",
     ):  # fmt: skip
