@@ -24,6 +24,12 @@ EDINBURGH = [
 ]  # fmt: skip
 
 
+@pytest.fixture(autouse=True)
+def own_upload_folder(settings, tmp_path):
+    """Uploads under this test's own folder (other test processes upload at the same time)."""
+    settings.VAR_DIR = tmp_path
+
+
 def upload(name: str, text: str) -> SimpleUploadedFile:
     return SimpleUploadedFile(name, text.encode())
 
@@ -123,3 +129,23 @@ def test_annotators_may_not_import_and_outsiders_do_not_see_the_project(
     client.logout()
     assert client.get(f"/projects/{project.pk}/import/").status_code == 302  # to the login
     assert not Job.objects.exists() and not SentencePair.objects.exists()
+
+
+def test_pharaoh_links_with_their_sentences_load_as_an_annotators_work(client, lead, project):
+    client.force_login(lead)
+    form = {
+        "file": upload("links.pharaoh", "0-0 1-1 2?2\n0-1\n"),
+        "source_text": upload("src.txt", "the cat sat\nit rained\n"),
+        "target_text": upload("tgt.txt", "a cat sat\nrain fell\n"),
+        "annotator": "reader_a",
+    }
+    response = client.post(f"/projects/{project.pk}/import/", form)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    job = Job.objects.get(project=project, kind="import")
+    assert (job.params["load_as"], job.params["annotator"]) == ("annotator", "reader_a")
+    finished = run_queued(job.pk)
+    assert finished.status == Job.Status.SUCCEEDED, finished.error
+    assert SentencePair.objects.filter(project=project).count() == 2
+    summary = job_summary(finished, lead)
+    assert "alignments loaded as annotator: 2 written (3 sure, 1 possible links)" in summary
+    assert "annotator reader_a: 3 sure, 1 possible" in summary
