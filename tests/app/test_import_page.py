@@ -149,3 +149,21 @@ def test_pharaoh_links_with_their_sentences_load_as_an_annotators_work(client, l
     summary = job_summary(finished, lead)
     assert "alignments loaded as annotator: 2 written (3 sure, 1 possible links)" in summary
     assert "annotator reader_a: 3 sure, 1 possible" in summary
+
+
+def test_an_import_refused_by_the_job_shows_its_reason_on_the_page(client, lead, project):
+    client.force_login(lead)
+    first = [{**EDINBURGH[0]}]
+    changed = [{**EDINBURGH[0], "sureAlign": "0-1 1-0"}]
+    for data in (first, changed):
+        form = {"file": upload("e.json", json.dumps(data)), "format": "edinburgh",
+                "load_as": "gold"}  # fmt: skip
+        assert client.post(f"/projects/{project.pk}/import/", form).status_code == 302
+        job = Job.objects.filter(project=project, kind="import").order_by("-pk").first()
+        run_queued(job.pk)
+    job.refresh_from_db()
+    assert job.status == Job.Status.FAILED
+    page = client.get(f"/projects/{project.pk}/import/").content.decode()
+    assert 'class="job job--failed"' in page and "e.json" in page and "replace" in page
+    pair = SentencePair.objects.get(project=project)
+    assert GoldAlignment.objects.get(pair=pair).links == [[0, 0, "S"], [1, 1, "S"], [2, 2, "S"]]
