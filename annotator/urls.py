@@ -3,6 +3,7 @@ from django.urls import path, register_converter
 
 from annotator.accounts.views import profile
 from annotator.common import views as health
+from annotator.corpora import views as corpora
 from annotator.discussions import views as discussions
 from annotator.documents import views as documents
 from annotator.gold import views as adjudication
@@ -147,6 +148,7 @@ urlpatterns = [
         name="project-disagreements",
     ),
     path("projects/<id:project_id>/documents/", documents.documents_page, name="project-documents"),
+    path("projects/<id:project_id>/import/", corpora.import_page, name="project-import"),
     path(
         "documents/<id:document_pair_id>/review/",
         documents.document_review,

@@ -115,6 +115,7 @@ def test_the_lead_pages_have_no_serious_violations(live_server, axe_page, django
         "adjudicate": f"/projects/{p}/adjudicate/{first.pair_id}/",
         "agreement": f"/projects/{p}/agreement/",
         "disagreements": f"/projects/{p}/disagreements/",
+        "import": f"/projects/{p}/import/",
     }
     failures = {}
     for name, url in pages.items():

@@ -42,6 +42,7 @@ def pages(project, assignment, pair, job) -> list[tuple[str, str, str]]:
         "project-pairs",
         "project-settings",
         "project-documents",
+        "project-import",
     ):
         out.append(("lead", name, reverse(name, args=[p])))
     out += [

@@ -21,13 +21,8 @@ from annotator.common.permissions import project_for_request
 from annotator.common.schema import ERRORS
 from annotator.common.upload_fields import ChoiceField, EncodingField, refuse_large
 from annotator.corpora.services import uploads
-from annotator.corpora.services.importing import (
-    LOAD_MODES,
-    TOKEN_MISMATCH_POLICIES,
-    CorpusImportError,
-)
+from annotator.corpora.services.importing import LOAD_MODES, TOKEN_MISMATCH_POLICIES
 from annotator.corpora.services.importing_checks import subcorpus_problem, username_problem
-from annotator.corpora.services.upload_head import check_upload
 from annotator.jobs.api import JOB_EXAMPLE, JobSerializer, job_accepted
 
 
@@ -117,28 +112,10 @@ class ImportView(APIView):
         data = form.validated_data
         files = {role: data[role] for role in uploads.FILE_ROLES if data.get(role) is not None}
         refuse_large(files)
-        folder, names = uploads.store_upload(
-            files={role: (f.name, f.chunks()) for role, f in files.items()}
-        )
         try:
-            options = {
-                k: data.get(k)
-                for k in ("format", "encoding", "text_format", "annotator", "load_as", "subcorpus")
-                + ("max_length_ratio", "token_mismatch", "replace_gold", "dry_run")
-            }
-            if names["file"].lower().endswith(".zip"):
-                unpacked = uploads.unpack_export_zip(folder=folder, name=names["file"])
-                options["format"] = unpacked.pop("format")
-                names.update(unpacked)
-            source = uploads.import_source(folder=folder, names=names, options=options)
-            check_upload(source)  # a malformed head (a small file: any line) is a 400 now
-        except CorpusImportError as exc:
-            uploads.delete_upload(folder)
-            raise BadInput(uploads._without_folder(str(exc), folder)) from None
-        except BaseException:
-            uploads.delete_upload(folder)
-            raise
-        job = uploads.start_import_job(
-            project=project, user=request.user, folder=folder, names=names, options=options
-        )
+            job = uploads.accept_upload(
+                project=project, user=request.user, files=files, options=data
+            )
+        except uploads.ImportRefused as exc:
+            raise BadInput(str(exc)) from None
         return job_accepted(request, job)

@@ -167,6 +167,14 @@ class ImportReport:
         """JSON-able form (what a Job stores as its result)."""
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ImportReport:
+        """The report ``as_dict`` wrote (a Job's result); unknown keys are ignored."""
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        known["dropped"] = [DroppedPair(**d) for d in known.get("dropped", [])]
+        known["token_mismatches"] = [TokenMismatch(**m) for m in known.get("token_mismatches", [])]
+        return cls(**known)
+
     def summary_lines(self) -> list[str]:
         """A human summary, one fact per line (the command prints these)."""
         head = "DRY RUN, nothing written: " if self.dry_run else ""

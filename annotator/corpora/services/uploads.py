@@ -23,6 +23,7 @@ from django.conf import settings
 
 from annotator.corpora.services.importing import CorpusImportError, ImportSource, import_files
 from annotator.corpora.services.importing_report import Problem
+from annotator.corpora.services.upload_head import check_upload
 from annotator.corpora.services.zip_members import BrokenMember, extract_member, open_archive
 from annotator.jobs.runner import UNFINISHED
 from annotator.jobs.services import start_job
@@ -33,6 +34,11 @@ FILE_ROLES = ("file", "source_text", "target_text", "sure_file")
 SWEEP_AFTER_SECONDS = 3600
 ZIP_MAX_MEMBERS = 20
 ZIP_LINK_EXTENSIONS = {".pharaoh": "pharaoh", ".naacl": "naacl", ".talp": "pharaoh"}
+# The import options an upload carries to its job (the API's and the Import page's fields).
+OPTION_NAMES = (
+    "format", "encoding", "text_format", "annotator", "load_as", "subcorpus",
+    "max_length_ratio", "token_mismatch", "replace_gold", "dry_run",
+)  # fmt: skip
 
 
 def upload_root() -> Path:
@@ -173,6 +179,32 @@ def start_import_job(
 
 class ImportRefused(ValueError):
     """The import was refused and nothing written; the message names file, line, reason."""
+
+
+def accept_upload(
+    *, project: Project, user: Any, files: Mapping[str, Any], options: Mapping[str, Any]
+) -> Job:
+    """Store the uploaded files (``role → UploadedFile``), unpack an export zip, check the
+    head and queue the import job: what the API and the Import page both do with an upload.
+
+    A file that cannot be read raises ImportRefused naming the uploaded file, line and
+    reason (no server path), and nothing is kept."""
+    folder, names = store_upload(files={role: (f.name, f.chunks()) for role, f in files.items()})
+    options = {name: options.get(name) for name in OPTION_NAMES}
+    try:
+        if names["file"].lower().endswith(".zip"):
+            unpacked = unpack_export_zip(folder=folder, name=names["file"])
+            options["format"] = unpacked.pop("format")
+            names.update(unpacked)
+        source = import_source(folder=folder, names=names, options=options)
+        check_upload(source)  # a malformed head (a small file: any line) is refused now
+    except CorpusImportError as exc:
+        delete_upload(folder)
+        raise ImportRefused(_without_folder(str(exc), folder)) from None
+    except BaseException:
+        delete_upload(folder)
+        raise
+    return start_import_job(project=project, user=user, folder=folder, names=names, options=options)
 
 
 def _without_folder(text: str, folder: Path) -> str:

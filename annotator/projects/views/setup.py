@@ -26,9 +26,7 @@ class ProjectForm(forms.ModelForm):
         widgets = {
             "description": forms.Textarea(attrs={"rows": 2}),
             "guidelines": forms.Textarea(attrs={"rows": 14, "class": "markdown-source"}),
-            "double_annotation_share": forms.NumberInput(
-                attrs={"step": "0.05", "min": 0, "max": 1}
-            ),
+            "double_annotation_share": forms.NumberInput(attrs={"step": "any", "min": 0, "max": 1}),
         }
         labels = {
             "monolingual": "Monolingual (paraphrases in one language)",
