@@ -14,7 +14,7 @@ import pytest
 from annotator.models import GoldAlignment, Job, Membership, Project, SentencePair
 from tests.api.helpers import run_queued
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, databases="__all__")]
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "var" / "test-artifacts"
 PASSWORD = "import-pass-123"
