@@ -52,3 +52,17 @@ def page(chromium_browser):
     page.set_default_timeout(10_000)
     yield page
     context.close()
+
+
+def log_in(browser, base: str, username: str, password: str, width: int = 1400, height: int = 900):
+    """A new browser context of ``width`` × ``height``, logged in as ``username`` on the live
+    server at ``base``; returns its page."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(base + "/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+    return page

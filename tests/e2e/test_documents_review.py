@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from annotator.models import Assignment, Bead, DocumentPair, Membership, Project, SentencePair
+from tests.browser import log_in as browser_log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -29,15 +30,7 @@ TARGET = (
 
 
 def log_in(browser, base: str, username: str, width: int = 1400, height: int = 900):
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    page.goto(base + "/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(lambda url: "/accounts/login/" not in url)
-    return page
+    return browser_log_in(browser, base, username, PASSWORD, width, height)
 
 
 def test_upload_review_send_and_align_one_on_the_grid(

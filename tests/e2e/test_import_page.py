@@ -13,6 +13,7 @@ import pytest
 
 from annotator.models import GoldAlignment, Job, Membership, Project, SentencePair
 from tests.api.helpers import run_queued
+from tests.browser import log_in as browser_log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, databases="__all__")]
 
@@ -31,16 +32,8 @@ EDINBURGH = [
 ]  # fmt: skip
 
 
-def log_in(browser, base: str, username: str, width: int, height: int):
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    page.goto(base + "/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(lambda url: "/accounts/login/" not in url)
-    return page
+def log_in(browser, base: str, username: str, width: int = 1400, height: int = 900):
+    return browser_log_in(browser, base, username, PASSWORD, width, height)
 
 
 def test_a_lead_creates_a_project_and_imports_edinburgh_gold_in_the_browser(
