@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -219,9 +220,12 @@ def test_a_lead_runs_an_edinburgh_project_end_to_end_in_the_browser(
     lead.select_option("select[name=format]", "jsonl")
     with lead.expect_download() as download:
         lead.get_by_role("button", name="Download the gold").click()
-    path = download.value.path()
-    rows = {r["id"]: r for r in map(json.loads, open(path, encoding="utf-8").read().splitlines())}
-    assert set(rows) == {single.pair.external_id, SentencePair.objects.get(pk=double_pk).external_id}
+    text = Path(download.value.path()).read_text("utf-8")
+    rows = {r["id"]: r for r in map(json.loads, text.splitlines())}
+    assert set(rows) == {
+        single.pair.external_id,
+        SentencePair.objects.get(pk=double_pk).external_id,
+    }
     assert rows[single.pair.external_id]["sure"] == [[0, 0], [1, 1]]
     for page in (ann1, ann2, lead):
         page.context.close()
