@@ -24,22 +24,25 @@ from annotator.models import GoldAlignment, Project
 from annotator.projects.views.lead import lead_page
 
 ALL = "*"
-FORMAT_HELP = {
-    "jsonl": "JSONL: one pair a line with its tokens, sure and possible links, subcorpus",
-    "pharaoh": "Pharaoh links (a zip with the sentences and a TSV of the pairs)",
-    "naacl": "NAACL 2003 links (a zip with the sentences and a TSV of the pairs)",
-    "giza-a3": "GIZA++ A3 (text and links; no subcorpus field)",
-}
+FORMAT_LABELS = {"jsonl": "JSONL", "pharaoh": "Pharaoh", "naacl": "NAACL", "giza-a3": "GIZA++ A3"}
 
 
 class ExportForm(forms.Form):
-    format = forms.ChoiceField(choices=[(f, FORMAT_HELP[f]) for f in EXPORT_FORMATS])
-    subcorpus = forms.ChoiceField(required=False)
-    include_trial = forms.BooleanField(required=False, label="Include trial pairs")
+    format = forms.ChoiceField(
+        choices=[(f, FORMAT_LABELS[f]) for f in EXPORT_FORMATS],
+        help_text="JSONL and GIZA++ A3 carry the sentences; Pharaoh and NAACL come as a zip",
+    )
+    subcorpus = forms.ChoiceField(
+        required=False, help_text="GIZA++ A3 has no subcorpus field: one at a time keeps it"
+    )
+    include_trial = forms.BooleanField(
+        required=False, label="Include trial pairs", help_text="marked trial in the file"
+    )
     text = forms.ChoiceField(
         required=False,
-        label="Pharaoh/NAACL: only one file",
-        choices=[("", "the zip (links, sentences, pairs TSV)")] + [(t, t) for t in TEXT_CHOICES],
+        label="Pharaoh/NAACL: one file only",
+        choices=[("", "no: the zip")] + [(t, t) for t in TEXT_CHOICES],
+        help_text="the zip holds the links, both sides' sentences and a TSV of the pairs",
     )
 
     def __init__(self, *args, project: Project, **kwargs) -> None:

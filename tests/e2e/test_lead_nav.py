@@ -1,13 +1,15 @@
 """Issue 31: the lead's tabs keep to ONE line at 1024×700 and 1400×900. The eight pages used most
 are tabs; Settings, Members, Import, Documents and Export sit under one "Setup" menu (a
 <details>, opened with the keyboard, no script). Every page that used to be a tab is still
-reachable from every lead page."""
+reachable from every lead page, and no lead page (a pair's view with its gold history
+included) is wider than the window."""
 
 from __future__ import annotations
 
 import pytest
 
-from annotator.models import Membership, Project
+from annotator.gold.services.gold import set_gold
+from annotator.models import Membership, Project, SentencePair
 from tests.browser import log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -30,6 +32,8 @@ def one_row(page) -> None:
     tops.add(round(page.locator(".lead-setup > summary").bounding_box()["y"]))
     assert max(tops) - min(tops) <= 2, (page.url, tops)
     assert box["x"] + box["width"] <= page.viewport_size["width"], (page.url, box)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], (page.url, width)  # no sideways scrolling
 
 
 @pytest.mark.parametrize("size", [(1400, 900), (1024, 700)], ids=["1400x900", "1024x700"])
@@ -41,10 +45,21 @@ def test_lead_tabs_fit_one_line_and_every_page_stays_reachable(
     project = Project.objects.create(name="A project with a rather long name for the crumbs")
     lead = django_user_model.objects.create_user("navlead", password=PASSWORD)
     Membership.objects.create(project=project, user=lead, role="lead")
+    pair = SentencePair.objects.create(
+        project=project, external_id="novels-common:1234", source_tokens=["the", "old", "man", "sat"],
+        target_tokens=["an", "old", "man", "was", "sitting"],
+    )  # fmt: skip
+    set_gold(
+        pair=pair,
+        links=[[0, 0, "S"]],
+        origin="imported",
+        note="imported from gold.test.sure+poss.json",
+    )
+    set_gold(pair=pair, links=[[1, 1, "S"]], origin="adjudicated", author=lead, note="fixed")
     base = f"{live_server.url}/projects/{project.pk}/"
     page = log_in(chromium_browser, live_server.url, "navlead", PASSWORD, *size)
 
-    for path in PAGES:
+    for path in [*PAGES, f"pairs/{pair.pk}/", f"pairs/{pair.pk}/?view=overlay"]:
         page.goto(base + path)
         expect(page.locator("nav.lead-nav")).to_be_visible()
         one_row(page)
