@@ -88,3 +88,19 @@ def test_the_queue_page_asks_before_replacing_and_a_post_without_yes_writes_noth
     assert GoldAlignment.objects.get(pair=pair).version == 1
     client.post(decide, {"action": "accept", "replace_version": "1"})
     assert GoldAlignment.objects.get(pair=pair).links == [[0, 0, "S"]]
+
+
+def test_the_migration_supersedes_reviews_left_pending_by_an_earlier_adjudication(
+    pair, annotator, lead
+):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    migration = import_module("annotator.migrations.0007_gold_review_superseded")
+    review = pending(pair, annotator, [[0, 0, "S"]])
+    # as before this change: adjudicated gold written, the review left pending
+    set_gold(pair=pair, links=[[1, 1, "S"]], origin="adjudicated", author=lead)
+    migration.supersede_reviews_of_adjudicated_pairs(apps, None)
+    review.refresh_from_db()
+    assert review.status == "superseded" and review.decided_by == lead
