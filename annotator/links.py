@@ -40,3 +40,17 @@ def to_alignment(links: list[list[Any]]) -> Alignment:
     sure = frozenset((link[0], link[1]) for link in links if len(link) < 3 or link[2] == "S")
     possible = frozenset((link[0], link[1]) for link in links if len(link) == 3 and link[2] == "P")
     return Alignment(sure, possible - sure)
+
+
+def links_difference(before: list[list[Any]], after: list[list[Any]]) -> dict[str, int]:
+    """How ``after`` differs from ``before`` (links ``[i, j, "S"|"P"]``): cells added, removed,
+    and kept with sure/possible changed; ``fewer`` is how many links fewer ``after`` has (0 when
+    it has as many or more). All zero (but ``fewer``) means the same alignment."""
+    old = {(int(i), int(j)): str(k) for i, j, k in before}
+    new = {(int(i), int(j)): str(k) for i, j, k in after}
+    return {
+        "added": len(new.keys() - old.keys()),
+        "removed": len(old.keys() - new.keys()),
+        "changed": sum(1 for c in old.keys() & new.keys() if old[c] != new[c]),
+        "fewer": max(0, len(old) - len(new)),
+    }

@@ -3,6 +3,7 @@ from django.urls import path, register_converter
 
 from annotator.accounts.views import profile
 from annotator.common import views as health
+from annotator.corpora import export_page
 from annotator.corpora import views as corpora
 from annotator.discussions import views as discussions
 from annotator.documents import views as documents
@@ -149,6 +150,7 @@ urlpatterns = [
     ),
     path("projects/<id:project_id>/documents/", documents.documents_page, name="project-documents"),
     path("projects/<id:project_id>/import/", corpora.import_page, name="project-import"),
+    path("projects/<id:project_id>/export/", export_page.export_page, name="project-export"),
     path(
         "documents/<id:document_pair_id>/review/",
         documents.document_review,

@@ -14,6 +14,11 @@ annotator1 flags the last pair only they have and starts another, and the lead c
 the worker runs). Then Debian's Chromium (headless, through Playwright) takes each page at
 1400 × 900, and ImageMagick's ``convert`` (when present) quantises each PNG to 64 colours so
 it stays small.
+
+``--lead-pages DIR`` instead takes EVERY lead page (the tabs, the Setup menu's pages, a pair's
+read-only view, the adjudication of a pair, the new-project form) as the demo lead, each at
+1400 × 900 and at 1024 × 700, whole pages, into DIR (not docs/img): for looking at them after a
+change of the lead pages (issue 31), not for the docs.
 """
 
 from __future__ import annotations
@@ -193,17 +198,63 @@ def take(base: str, project: int) -> None:
         browser.close()
 
 
+LEAD_SIZES = ({"width": 1400, "height": 900}, {"width": 1024, "height": 700})
+LEAD_PAGES = (
+    "", "pairs/", "assign/", "progress/", "agreement/", "disagreements/", "adjudicate/",
+    "review/", "discussions/", "settings/", "members/", "import/", "documents/", "export/",
+)  # fmt: skip
+
+
+def take_lead_pages(base: str, project: int, folder: Path) -> None:
+    """Every lead page at both sizes, whole, into ``folder`` (name-WIDTHxHEIGHT.png)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+        )
+        for size in LEAD_SIZES:
+            lead = browser.new_page(viewport=size)
+            log_in(lead, base, "lead")
+            urls = {(path.strip("/") or "project"): f"/projects/{project}/{path}"
+                    for path in LEAD_PAGES}  # fmt: skip
+            urls["new-project"] = "/projects/new/"
+            lead.goto(f"{base}/projects/{project}/adjudicate/")
+            link = lead.locator("table a[href*='/adjudicate/']").first
+            if link.count():
+                urls["adjudication"] = link.get_attribute("href")
+            lead.goto(f"{base}/projects/{project}/pairs/")
+            link = lead.locator("table a[href*='/pairs/']").first
+            if link.count():
+                urls["pair-view"] = link.get_attribute("href")
+                urls["pair-view-overlay"] = link.get_attribute("href") + "?view=overlay"
+            for name, path in urls.items():
+                lead.goto(base + path)
+                lead.wait_for_load_state("networkidle")
+                lead.wait_for_timeout(300)  # the grid and the charts paint after load
+                out = folder / f"{name}-{size['width']}x{size['height']}.png"
+                lead.screenshot(path=str(out), full_page=True)
+                print(out)
+            lead.context.close()
+        browser.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", default="http://127.0.0.1:8014")
     parser.add_argument("--prepare", action="store_true", help="create work and a report first")
+    parser.add_argument(
+        "--lead-pages", type=Path, metavar="DIR", help="every lead page at both sizes into DIR"
+    )
     args = parser.parse_args()
     if args.prepare:
         project = prepare(args.base)
     else:
         lead = api_session(args.base, "lead")
         project = lead.get(f"{args.base}/api/projects/", timeout=30).json()["results"][0]["id"]
-    take(args.base, project)
+    if args.lead_pages:
+        take_lead_pages(args.base, project, args.lead_pages)
+    else:
+        take(args.base, project)
 
 
 if __name__ == "__main__":

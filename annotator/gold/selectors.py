@@ -10,7 +10,15 @@ from typing import Any
 
 from django.db.models import Count, Q
 
-from annotator.models import Assignment, GoldAlignment, GoldReview, Project, SentencePair
+from annotator.links import links_difference
+from annotator.models import (
+    Annotation,
+    Assignment,
+    GoldAlignment,
+    GoldReview,
+    Project,
+    SentencePair,
+)
 from annotator.projects.selectors.projects import pair_data
 from annotator.reports.selectors.reports import ab_order
 
@@ -152,9 +160,26 @@ def pairs_to_adjudicate(*, project: Project) -> list[dict[str, Any]]:
 
 
 def review_queue(*, project: Project) -> list[Any]:
-    """The project's pending single-annotator submissions, oldest first (the review queue)."""
-    return list(
+    """The project's pending single-annotator submissions, oldest first (the review queue).
+    Each carries ``current_gold`` (the pair's gold, or None) and ``difference``: how the
+    submission differs from that gold (``links_difference``), None when there is no gold or
+    the same links, so the page asks before an accept replaces different gold."""
+    rows = list(
         GoldReview.objects.filter(pair__project=project, status=GoldReview.Status.PENDING)
         .select_related("pair", "pair__subcorpus", "assignment__annotator")
         .order_by("created_at", "id")
     )
+    golds = {g.pair_id: g for g in GoldAlignment.objects.filter(pair__in=[r.pair for r in rows])}
+    links = dict(
+        Annotation.objects.filter(assignment__in=[r.assignment for r in rows]).values_list(
+            "assignment_id", "links"
+        )
+    )
+    for r in rows:
+        r.current_gold = golds.get(r.pair_id)
+        r.submitted_links = len(links.get(r.assignment_id) or [])
+        r.difference = None
+        if r.current_gold is not None:
+            d = links_difference(r.current_gold.links, links.get(r.assignment_id) or [])
+            r.difference = d if d["added"] or d["removed"] or d["changed"] else None
+    return rows

@@ -85,7 +85,12 @@ def review_decide(request: HttpRequest, project: Project, review_id: int) -> Htt
     action = request.POST.get("action")
     try:
         if action == "accept":
-            accept_review(review=review, by=request.user)
+            replace = request.POST.get("replace_version", "")
+            accept_review(
+                review=review,
+                by=request.user,
+                replace_version=int(replace) if replace.isdigit() else None,
+            )
             messages.success(request, f"{review.pair.external_id} accepted as gold.")
         elif action == "return":
             return_review(review=review, by=request.user)
@@ -93,5 +98,5 @@ def review_decide(request: HttpRequest, project: Project, review_id: int) -> Htt
         else:
             messages.error(request, "Unknown action.")
     except GoldError as exc:
-        messages.error(request, str(exc))
+        messages.error(request, f"{review.pair.external_id}: {exc}")
     return redirect("project-review-queue", project.pk)

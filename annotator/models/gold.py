@@ -66,6 +66,8 @@ class GoldReview(models.Model):
         PENDING = "pending", "Waiting for review"
         ACCEPTED = "accepted", "Accepted as gold"
         RETURNED = "returned", "Sent back to the annotator"
+        # a lead adjudicated the pair while the review waited: the adjudicated gold decides
+        SUPERSEDED = "superseded", "Superseded by adjudication"
 
     pair = models.ForeignKey(SentencePair, on_delete=models.CASCADE, related_name="gold_reviews")
     assignment = models.ForeignKey(
@@ -85,7 +87,7 @@ class GoldReview(models.Model):
                 fields=["pair"], condition=Q(status="pending"), name="gold_review_one_pending"
             ),
             models.CheckConstraint(
-                condition=Q(status__in=["pending", "accepted", "returned"]),
+                condition=Q(status__in=["pending", "accepted", "returned", "superseded"]),
                 name="gold_review_status_valid",
             ),
         ]

@@ -1,7 +1,9 @@
 """The lead's review of single-annotator gold (issue 31): under a project's "review" policy a
 submitted pair only one annotator had waits as a pending GoldReview; the lead accepts it (it
 becomes gold through ``set_gold``, origin single) or sends it back (the assignment is reopened,
-nothing is lost)."""
+nothing is lost). Accepting a submission that differs from gold the pair already has (imported,
+or written since) replaces that gold only when the lead confirmed it: ``replace_version`` names
+the gold version the lead saw and agreed to replace (the page asks, as adjudication does)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotator.gold.services.gold import GoldError, set_gold
+from annotator.links import links_difference
 from annotator.models import Annotation, GoldAlignment, GoldReview
 from annotator.projects.services.assignment import AssignmentError, reopen_assignment
 
@@ -22,14 +25,25 @@ def _pending(review: GoldReview) -> GoldReview:
     return fresh
 
 
-def accept_review(*, review: GoldReview, by: Any) -> GoldAlignment:
-    """Make the reviewed submission the pair's gold (origin single, author the annotator)."""
+class ReplaceUnconfirmed(GoldError):
+    """The pair has different gold and the lead did not confirm replacing that version."""
+
+
+def accept_review(
+    *, review: GoldReview, by: Any, replace_version: int | None = None
+) -> GoldAlignment:
+    """Make the reviewed submission the pair's gold (origin single, author the annotator).
+    When the pair already has gold that differs, ``replace_version`` must be its version (the
+    lead confirmed replacing it); else ReplaceUnconfirmed and nothing is written."""
     with transaction.atomic():
         review = _pending(review)
         assignment = review.assignment
         if assignment.status != assignment.Status.SUBMITTED:
             raise GoldError("the annotator is working on this pair again; wait for the submission")
         annotation = Annotation.objects.get(assignment=assignment)
+        current = GoldAlignment.objects.select_for_update().filter(pair=review.pair).first()
+        if current is not None and replace_version != current.version:
+            _check_same(current, annotation.links)
         gold = set_gold(
             pair=review.pair,
             links=annotation.links,
@@ -40,6 +54,20 @@ def accept_review(*, review: GoldReview, by: Any) -> GoldAlignment:
         )
         _decide(review, GoldReview.Status.ACCEPTED, by)
     return gold
+
+
+def _check_same(current: GoldAlignment, links: list[list[Any]]) -> None:
+    """Refuse (ReplaceUnconfirmed, saying what would change) when ``links`` differ from the
+    current gold; the same links replace nothing and need no confirmation."""
+    d = links_difference(current.links, links)
+    if d["added"] or d["removed"] or d["changed"]:
+        fewer = f", {d['fewer']} FEWER links" if d["fewer"] else ""
+        raise ReplaceUnconfirmed(
+            f"the pair has gold v{current.version} ({len(current.links)} links, "
+            f"{current.get_origin_display().lower()}) and this submission differs from it "
+            f"({d['added']} added, {d['removed']} removed, {d['changed']} sure/possible "
+            f"changed{fewer}); confirm to replace it. Nothing was written."
+        )
 
 
 def return_review(*, review: GoldReview, by: Any) -> GoldReview:

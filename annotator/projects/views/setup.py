@@ -24,7 +24,7 @@ class ProjectForm(forms.ModelForm):
         model = Project
         fields = list(project_services.SETTINGS_FIELDS)
         widgets = {
-            "description": forms.Textarea(attrs={"rows": 2}),
+            "description": forms.Textarea(attrs={"rows": 4}),
             "guidelines": forms.Textarea(attrs={"rows": 14, "class": "markdown-source"}),
             "double_annotation_share": forms.NumberInput(attrs={"step": "any", "min": 0, "max": 1}),
         }
