@@ -19,6 +19,7 @@ after every ``Project.auto_retrain_every`` newly gold pairs.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
@@ -60,16 +61,17 @@ def seed_project(
     progress: Progress | None = None,
     chunk_size: int = SEED_CHUNK,
     min_gold_pairs: int = MIN_GOLD_PAIRS,
+    on_written: Callable[[dict[str, Any], str], None] | None = None,
 ) -> dict[str, Any]:
     """Train on the project's pairs and write a new set of seeds, each with its cell
     probabilities (:func:`quantise_posteriors`) and uncertainty. Pairs are aligned
     ``chunk_size`` at a time, so memory stays bounded however large the project. With at least
     ``min_gold_pairs`` gold pairs the supervised link model seeds, else the HMM. Returns a
-    JSON-able summary naming the model used."""
+    JSON-able summary naming the model used. ``on_written(summary, message)`` is called inside
+    the transaction that writes the seeds, as its last step (a job records its success
+    there: ``JobReporter.record_success``)."""
     report = progress or silent
-    pairs = list(
-        project.pairs.order_by("position", "id").values_list("id", "source_tokens", "target_tokens")
-    )
+    pairs = _pair_rows(project)
     if not pairs:
         raise ValueError(f"project {project.name!r} has no sentence pairs to align")
     sentences = [(src, tgt) for _, src, tgt in pairs]
@@ -78,14 +80,9 @@ def seed_project(
     cfg = AlignerConfig(**{"identity_lexicon": project.monolingual, **(config or {})})
     lcfg = LinkModelConfig(min_gold_pairs=min_gold_pairs)
     report(0.01, f"training on {len(pairs)} pairs ({len(gold)} hand-aligned)")
-    model = train_seed_model(
-        sentences,
-        gold,
-        config=cfg,
-        link_config=lcfg,
-        resources=installed_resources(),
-        progress=part(report, 0.01, _TRAIN_SHARE),
-    )
+    model = train_seed_model(sentences, gold, config=cfg, link_config=lcfg,
+                             resources=installed_resources(),
+                             progress=part(report, 0.01, _TRAIN_SHARE))  # fmt: skip
     report(_TRAIN_SHARE, "aligning")
     evidence = {key: model.info.get(key) for key in EVIDENCE_KEYS}
     if model.kind == "supervised":
@@ -109,11 +106,21 @@ def seed_project(
         )
         seed_of_pair, links = _write_seeds(run, model, pairs, chunk_size, report)
         reseeded, kept = _reseed_unstarted(project, seed_of_pair)
+        counts = {"pairs": len(pairs), "gold_pairs": len(gold), "links": links}
+        counts.update(assignments_reseeded=reseeded, assignments_kept=kept)
+        summary = _seed_summary(run=run, model=model, note=note, counts=counts, evidence=evidence)
+        message = f"Wrote {len(pairs)} seeds ({links} links); {reseeded} assignments reseeded"
+        if on_written is not None:
+            on_written(summary, message)
 
-    report(1.0, f"Wrote {len(pairs)} seeds ({links} links); {reseeded} assignments reseeded")
-    counts = {"pairs": len(pairs), "gold_pairs": len(gold), "links": links}
-    counts.update(assignments_reseeded=reseeded, assignments_kept=kept)
-    return _seed_summary(run=run, model=model, note=note, counts=counts, evidence=evidence)
+    report(1.0, message)
+    return summary
+
+
+def _pair_rows(project: Project) -> list[tuple]:
+    """(pk, source tokens, target tokens) of the project's pairs, in order."""
+    ordered = project.pairs.order_by("position", "id")
+    return list(ordered.values_list("id", "source_tokens", "target_tokens"))
 
 
 def _gold_by_index(project: Project, pairs: list[tuple]) -> dict[int, Any]:
@@ -256,4 +263,5 @@ def seed_work(job: Job, reporter: Any) -> dict[str, Any]:
         use_gold=bool(job.params.get("use_gold", True)),
         job=job,
         progress=reporter.as_progress(),
+        on_written=reporter.record_success,  # success commits with the seeds (finding 8)
     )
