@@ -15,7 +15,6 @@ from typing import Any
 
 from django.db import transaction
 
-from alignment_core.agreement import build_report
 from alignment_core.progress import Progress, part, silent
 from annotator.jobs.services import start_job
 from annotator.models import AgreementReport, Job, Project
@@ -93,6 +92,10 @@ def compute_report(
     keys = report_selectors.input_keys(project=project, include_trial=params["include_trial"])
     records = report_selectors.pair_annotations(keys=keys)
     say(_READ_SHARE, f"Read {keys.annotations} annotations of {len(records)} pairs")
+
+    from alignment_core.agreement.report import (
+        build_report,  # numba: loaded when first used, never by an idle web process
+    )
 
     result = build_report(
         records,

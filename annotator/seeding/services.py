@@ -24,15 +24,11 @@ from typing import Any
 
 from django.db import transaction
 
-from alignment_core.aligner import AlignerConfig
-from alignment_core.aligner.link_model import (
-    EVIDENCE_KEYS,
-    MIN_GOLD_PAIRS,
-    LinkModelConfig,
-    installed_resources,
-    train_seed_model,
-    uncertainty,
-)
+# Only the light parts of the aligner at import time: this module is loaded by every web
+# process (gold saves may start a retrain), which never trains or aligns; the model, its
+# numba kernels and scikit-learn are imported in the worker, inside the functions that run
+# them (issue 30: an idle web process carried ~90 MB of them).
+from alignment_core.aligner.link_config import MIN_GOLD_PAIRS, LinkModelConfig
 from alignment_core.aligner.posteriors import quantise_posteriors
 from alignment_core.progress import Progress, part, silent
 from annotator.jobs.services import start_job
@@ -74,17 +70,9 @@ def seed_project(
     pairs = _pair_rows(project)
     if not pairs:
         raise ValueError(f"project {project.name!r} has no sentence pairs to align")
-    sentences = [(src, tgt) for _, src, tgt in pairs]
     gold = _gold_by_index(project, pairs) if use_gold else {}
-
-    cfg = AlignerConfig(**{"identity_lexicon": project.monolingual, **(config or {})})
     lcfg = LinkModelConfig(min_gold_pairs=min_gold_pairs)
-    report(0.01, f"training on {len(pairs)} pairs ({len(gold)} hand-aligned)")
-    model = train_seed_model(sentences, gold, config=cfg, link_config=lcfg,
-                             resources=installed_resources(),
-                             progress=part(report, 0.01, _TRAIN_SHARE))  # fmt: skip
-    report(_TRAIN_SHARE, "aligning")
-    evidence = {key: model.info.get(key) for key in EVIDENCE_KEYS}
+    cfg, model, evidence = _train(project, pairs, gold, config, lcfg, report)
     if model.kind == "supervised":
         note = f"supervised link model on {len(gold)} gold pairs"
     else:
@@ -117,6 +105,33 @@ def seed_project(
     return summary
 
 
+def _train(
+    project: Project,
+    pairs: list[tuple],
+    gold: dict[int, Any],
+    config: dict[str, Any] | None,
+    lcfg: LinkModelConfig,
+    report: Progress,
+) -> tuple[Any, Any, dict[str, Any]]:
+    """Train the seed model on the pairs (no transaction is open): (aligner config, model,
+    its evidence figures). The aligner is imported here, in the worker only."""
+    from alignment_core.aligner.config import AlignerConfig
+    from alignment_core.aligner.link_model import (
+        EVIDENCE_KEYS,
+        installed_resources,
+        train_seed_model,
+    )
+
+    cfg = AlignerConfig(**{"identity_lexicon": project.monolingual, **(config or {})})
+    report(0.01, f"training on {len(pairs)} pairs ({len(gold)} hand-aligned)")
+    sentences = [(src, tgt) for _, src, tgt in pairs]
+    model = train_seed_model(sentences, gold, config=cfg, link_config=lcfg,
+                             resources=installed_resources(),
+                             progress=part(report, 0.01, _TRAIN_SHARE))  # fmt: skip
+    report(_TRAIN_SHARE, "aligning")
+    return cfg, model, {key: model.info.get(key) for key in EVIDENCE_KEYS}
+
+
 def _pair_rows(project: Project) -> list[tuple]:
     """(pk, source tokens, target tokens) of the project's pairs, in order."""
     ordered = project.pairs.order_by("position", "id")
@@ -136,6 +151,8 @@ def _write_seeds(
     """Align and write the seeds in chunks of pairs: a chunk's posterior matrices (floats) are
     the big thing, and only one chunk of them is alive at a time. Returns each pair's new seed
     id and the number of links written."""
+    from alignment_core.aligner.seed_model import uncertainty
+
     seed_of_pair: dict[int, int] = {}
     links = 0
     for start in range(0, len(pairs), chunk_size):
