@@ -4,7 +4,7 @@ import os
 
 from celery import Celery
 
-from alignment_core.aligner import use_plain_kernels
+from alignment_core.aligner.kernel_choice import use_plain_kernels
 from gridalign.env import env_bool
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gridalign.settings")

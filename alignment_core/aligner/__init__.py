@@ -42,11 +42,17 @@ runs as 2-fold cross-validation inside them); the test gold was read only to rep
 * ``t_smoothing`` 0: add-α raises non-identical recall but costs all-links precision.
 """
 
-from alignment_core.aligner._kernels import use_plain_kernels
-from alignment_core.aligner.config import AlignerConfig
-from alignment_core.aligner.model import AlignerModel
-from alignment_core.aligner.symmetrize import METHODS as SYMMETRIZATIONS
-from alignment_core.aligner.training import retrain, train
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from alignment_core.aligner.config import AlignerConfig
+    from alignment_core.aligner.kernel_choice import use_plain_kernels
+    from alignment_core.aligner.model import AlignerModel
+    from alignment_core.aligner.symmetrize import METHODS as SYMMETRIZATIONS
+    from alignment_core.aligner.training import retrain, train
 
 __all__ = [
     "AlignerConfig",
@@ -56,3 +62,29 @@ __all__ = [
     "train",
     "use_plain_kernels",
 ]
+
+# The public names, loaded on first use (PEP 562): importing a light submodule (``posteriors``,
+# ``kernel_choice``) must not load numba and scipy through the kernels, or every Django web
+# process would carry them (issue 30: ~90 MB) though only the worker aligns.
+_LAZY = {
+    "AlignerConfig": ("alignment_core.aligner.config", "AlignerConfig"),
+    "AlignerModel": ("alignment_core.aligner.model", "AlignerModel"),
+    "SYMMETRIZATIONS": ("alignment_core.aligner.symmetrize", "METHODS"),
+    "retrain": ("alignment_core.aligner.training", "retrain"),
+    "train": ("alignment_core.aligner.training", "train"),
+    "use_plain_kernels": ("alignment_core.aligner.kernel_choice", "use_plain_kernels"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module, attribute = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

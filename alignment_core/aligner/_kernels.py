@@ -30,6 +30,7 @@ from numba.core.dispatcher import Dispatcher
 
 from alignment_core.aligner import _hmm_kernels
 from alignment_core.aligner._jit import jit, jit_part
+from alignment_core.aligner.kernel_choice import _PLAIN, use_plain_kernels  # noqa: F401 (re-exported)
 
 _TINY = 1e-300
 
@@ -375,18 +376,6 @@ def edit_distances(a, la, b, lb, out):
             for c in range(m + 1):
                 prev[c] = cur[c]
         out[k] = prev[m]
-
-
-# Whether ``get_kernels()`` hands out the plain-Python twins: chosen once by the process's edge
-# (the CLI, the Django project: ``GRIDALIGN_ALIGNER_PLAIN=1``), never read from the environment
-# here. Plain kernels give the same results, slowly; they are for checks.
-_PLAIN = {"default": False}
-
-
-def use_plain_kernels(plain: bool) -> None:
-    """Make ``get_kernels()`` (no argument) return the plain-Python twins (True) or the compiled
-    kernels (False) in this process. Called by an edge, from its own setting."""
-    _PLAIN["default"] = bool(plain)
 
 
 def get_kernels(plain: bool | None = None) -> SimpleNamespace:

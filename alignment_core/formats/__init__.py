@@ -34,10 +34,20 @@ from typing import TextIO
 
 from alignment_core.alignment import AlignedPair
 from alignment_core.formats import edinburgh, giza_a3, jsonl, msrp, naacl, pharaoh, textpairs
-from alignment_core.formats._io import OutputFiles, PathLike, TextData, decode, read_path
+from alignment_core.formats._io import (
+    LineReader,
+    OutputFiles,
+    PairCollector,
+    PathLike,
+    TextData,
+    decode,
+    read_path,
+    streams_lines,
+)
 from alignment_core.formats.edinburgh import edinburgh_id_info
 from alignment_core.formats.errors import FormatError
 from alignment_core.formats.textpairs import format_sentences
+from alignment_core.progress import Progress
 
 __all__ = [
     "FORMATS",
@@ -47,6 +57,7 @@ __all__ = [
     "format_pairs",
     "format_sentences",
     "guess_format",
+    "iter_pair_chunks",
     "parse_pairs",
     "read_pairs",
     "write_pairs",
@@ -290,6 +301,80 @@ def read_pairs(
         kwargs["sure_name"] = str(sure_path)
     text = read_path(path, encoding=encoding)
     return parse_pairs(text, fmt, name=name, subcorpus=subcorpus, max_tokens=max_tokens, **kwargs)
+
+
+# Formats read a line at a time by ``iter_pair_chunks`` (others are read whole).
+STREAMED_FORMATS = ("jsonl", "tsv")
+CHUNK_PAIRS = 5000
+
+
+def iter_pair_chunks(
+    path: PathLike,
+    fmt: str | None = None,
+    *,
+    chunk_size: int = CHUNK_PAIRS,
+    encoding: str = "utf-8",
+    source_text: PathLike | None = None,
+    target_text: PathLike | None = None,
+    sure_path: PathLike | None = None,
+    subcorpus: str | None = None,
+    text_format: str | None = None,
+    max_tokens: int | None = None,
+    progress: Progress | None = None,
+) -> Iterator[list[AlignedPair]]:
+    """``read_pairs`` in lists of at most ``chunk_size`` pairs, for inputs too big to hold.
+
+    jsonl and tsv files (``STREAMED_FORMATS``, in an encoding where a line ends at byte 0x0A)
+    are read a line at a time: memory holds one chunk, plus each id and its line for the
+    duplicate check. Every pair is checked as ``read_pairs`` checks it, but an error is raised
+    when its line is reached, after the chunks before it were yielded: a caller that must be
+    all or nothing writes the chunks inside one transaction. Other formats (and other
+    encodings) are read whole and yielded as one list. An empty input yields nothing.
+    ``progress(fraction, message)``, if given, is told the share of the file read before each
+    chunk is yielded. Further keyword options may be added (keyword-only, all defaulted).
+    """
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
+    fmt = fmt or guess_format(path)
+    streamed = (
+        fmt in STREAMED_FORMATS
+        and source_text is None
+        and target_text is None
+        and sure_path is None
+        and streams_lines(encoding)
+    )
+    if not streamed:
+        pairs = read_pairs(path, fmt, encoding=encoding, source_text=source_text,
+                           target_text=target_text, sure_path=sure_path, subcorpus=subcorpus,
+                           text_format=text_format, max_tokens=max_tokens)  # fmt: skip
+        if progress is not None:
+            progress(1.0, f"read {len(pairs)} pairs")
+        if pairs:
+            yield pairs
+        return
+    yield from _streamed_chunks(path, fmt, chunk_size, encoding, subcorpus, max_tokens, progress)
+
+
+def _streamed_chunks(path, fmt, chunk_size, encoding, subcorpus, max_tokens, progress):
+    name = str(path)
+    lines = LineReader(path, encoding=encoding)
+    checks = PairCollector(name, max_tokens=max_tokens)
+    numbered = jsonl.iter_pairs(lines, name) if fmt == "jsonl" else textpairs.iter_tsv(lines, name)
+    chunk: list[AlignedPair] = []
+    read = 0
+    for number, pair in numbered:
+        checks.check(pair, number)
+        chunk.append(pair)
+        if len(chunk) >= chunk_size:
+            read += len(chunk)
+            if progress is not None:
+                progress(lines.fraction, f"read {read} pairs")
+            yield _with_subcorpus(chunk, subcorpus)
+            chunk = []
+    if progress is not None:
+        progress(1.0, f"read {read + len(chunk)} pairs")
+    if chunk:
+        yield _with_subcorpus(chunk, subcorpus)
 
 
 def _sniff_text_format(path: PathLike) -> str:

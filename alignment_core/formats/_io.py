@@ -8,10 +8,11 @@ the file, the 1-based line and the reason.
 
 from __future__ import annotations
 
+import codecs
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from alignment_core.alignment import AlignedPair, Alignment, AlignmentError, Link
 from alignment_core.formats import textcheck
@@ -58,6 +59,71 @@ def read_path(path: PathLike, *, encoding: str) -> str:
     except OSError as exc:
         raise FormatError(f"cannot read file: {exc.strerror or exc}", file=name) from None
     return decode(data, encoding=encoding, name=name)
+
+
+def streams_lines(encoding: str) -> bool:
+    """Whether a file in ``encoding`` can be read a line at a time (``\\n`` is the byte 0x0A
+    and no other character's bytes contain it: UTF-8, Latin-1 and other ASCII supersets; not
+    UTF-16 or UTF-32). An unknown encoding is a FormatError, as ``decode`` says."""
+    try:
+        codec = codecs.lookup(encoding)
+    except LookupError:
+        return True  # the reader names the unknown encoding, with the file
+    return codec.name not in _WIDE_CODECS and "\n".encode(codec.name) == b"\n"
+
+
+_WIDE_CODECS = frozenset(("utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"))
+
+
+class LineReader:
+    """A file read a line at a time, in constant memory: iterates ``(line number, line)`` as
+    ``enumerate(split_lines(read_path(path)), 1)`` would give them (line ends and trailing
+    whitespace removed, U+FEFF dropped). Only for encodings :func:`streams_lines` accepts. An
+    undecodable byte is a FormatError naming its line, worded as ``decode`` words it.
+    ``fraction`` is the share of the file's bytes read so far (for progress)."""
+
+    def __init__(self, path: PathLike, *, encoding: str) -> None:
+        self.path, self.name, self.encoding = path, str(path), encoding
+        self.size = 0
+        self.done = 0
+
+    @property
+    def fraction(self) -> float:
+        return self.done / self.size if self.size else 1.0
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        try:
+            decoder = codecs.getincrementaldecoder(self.encoding)()
+        except LookupError:
+            raise FormatError(f"unknown encoding {self.encoding!r}", file=self.name) from None
+        try:
+            fh = open(self.path, "rb")  # noqa: SIM115 - closed below, also on early exit
+        except OSError as exc:
+            raise FormatError(f"cannot read file: {exc.strerror or exc}", file=self.name) from None
+        with fh:
+            self.size = os.fstat(fh.fileno()).st_size
+            number = 0
+            for number, raw in enumerate(fh, 1):  # noqa: B007 - used after the loop
+                self.done += len(raw)
+                yield number, self._text(decoder, raw, number, final=False)
+            tail = self._text(decoder, b"", number, final=True)
+            if tail:  # a decoder holding bytes back at the end (a cut multi-byte character)
+                yield number, tail
+
+    def _text(self, decoder: Any, raw: bytes, number: int, *, final: bool) -> str:
+        try:
+            text = decoder.decode(raw, final)
+        except UnicodeDecodeError as exc:
+            bad = exc.object[exc.start : exc.end].hex(" ")
+            raise FormatError(
+                f"byte(s) {bad} are not valid {self.encoding}; if the file uses another "
+                "encoding, pass it with --encoding (e.g. --encoding latin-1)",
+                file=self.name,
+                line=number,
+            ) from None
+        if BOM in text:
+            text = text.replace(BOM, "")
+        return text.rstrip()
 
 
 def split_lines(text: str) -> list[str]:
@@ -124,6 +190,13 @@ class PairCollector:
         self.lines: dict[str, int] = {}
 
     def add(self, pair: AlignedPair, line: int) -> None:
+        self.check(pair, line)
+        self.pairs.append(pair)
+
+    def check(self, pair: AlignedPair, line: int) -> None:
+        """Everything ``add`` checks, without keeping the pair (a streamed read keeps only the
+        ids and their lines, for the duplicate check across the whole file)."""
+
         def fail(reason: str) -> FormatError:
             return FormatError(reason, file=self.name, line=line)
 
@@ -157,7 +230,6 @@ class PairCollector:
             except AlignmentError as exc:
                 raise fail(f"pair {pair.id!r}: {exc}") from None
         self.lines[pair.id] = line
-        self.pairs.append(pair)
 
 
 # -- writer-side checks ---------------------------------------------------------------------

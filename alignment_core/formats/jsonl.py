@@ -109,20 +109,27 @@ def pair_from_object(obj: Any) -> AlignedPair:
 
 def parse(text: str, name: str, *, max_tokens: int | None = None) -> list[AlignedPair]:
     out = PairCollector(name, max_tokens=max_tokens)
-    for k, line in enumerate(split_lines(text)):
+    for number, pair in iter_pairs(enumerate(split_lines(text), 1), name):
+        out.add(pair, number)
+    return out.pairs
+
+
+def iter_pairs(lines: Iterable[tuple[int, str]], name: str) -> Iterator[tuple[int, AlignedPair]]:
+    """``(line number, pair)`` of numbered lines, one at a time (a streamed read); blank lines
+    are skipped. The caller checks each pair (``PairCollector``)."""
+    for number, line in lines:
         if not line.strip():
             continue
         try:
             obj = textcheck.loads(line)
         except textcheck.JSONProblem as exc:
             column = f" (column {exc.colno})" if exc.colno else ""
-            raise FormatError(f"{exc}{column}", file=name, line=k + 1) from None
+            raise FormatError(f"{exc}{column}", file=name, line=number) from None
         try:
             pair = pair_from_object(obj)
         except _Bad as exc:
-            raise FormatError(str(exc), file=name, line=k + 1) from None
-        out.add(pair, k + 1)
-    return out.pairs
+            raise FormatError(str(exc), file=name, line=number) from None
+        yield number, pair
 
 
 def format_jsonl(pairs: Iterable[AlignedPair]) -> Iterator[str]:

@@ -60,23 +60,29 @@ def _header(line: str) -> list[str] | None:
 def parse_tsv(text: str, name: str, *, max_tokens: int | None = None) -> list[AlignedPair]:
     """Read TSV text pairs; blank lines are skipped. See the module docstring for columns."""
     out = PairCollector(name, max_tokens=max_tokens)
-    lines = split_lines(text)
-    columns: list[str] | None = None
-    start = 0
-    for k, line in enumerate(lines):
-        if line.strip():
+    for number, pair in iter_tsv(enumerate(split_lines(text), 1), name):
+        out.add(pair, number)
+    return out.pairs
+
+
+def iter_tsv(lines: Iterable[tuple[int, str]], name: str) -> Iterator[tuple[int, AlignedPair]]:
+    """``(line number, pair)`` of numbered TSV lines, one at a time (a streamed read): the
+    first non-blank line may be a header; blank lines are skipped. The caller checks each pair
+    (``PairCollector``)."""
+    read: _PlainRows | _HeadedRows | None = None
+    ordinal = 0
+    for number, line in lines:
+        if not line.strip():
+            continue
+        if read is None:
             columns = _header(line)
             if columns is not None:
-                start = k + 1
-                _check_columns(columns, name, k + 1)
-            break
-    read = _PlainRows(name) if columns is None else _HeadedRows(columns, name)
-    ordinal = 0
-    for k in range(start, len(lines)):
-        if lines[k].strip():
-            ordinal += 1
-            out.add(read.pair(lines[k].split("\t"), ordinal, k + 1), k + 1)
-    return out.pairs
+                _check_columns(columns, name, number)
+                read = _HeadedRows(columns, name)
+                continue
+            read = _PlainRows(name)
+        ordinal += 1
+        yield number, read.pair(line.split("\t"), ordinal, number)
 
 
 class _PlainRows:

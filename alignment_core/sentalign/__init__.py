@@ -32,15 +32,25 @@ was never read). Strict F1 0.857, lax 0.983 with these defaults:
   |n − m|; two 10,000-sentence documents 12 s instead of 32 s).
 """
 
-from alignment_core.sentalign.align import Bead, ParallelConfig, align_parallel
-from alignment_core.sentalign.comparable import ComparableConfig, ComparablePair, match_comparable
-from alignment_core.sentalign.split import (
-    Block,
-    html_blocks,
-    html_sentences,
-    lines_as_sentences,
-    split_text,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from alignment_core.sentalign.align import Bead, ParallelConfig, align_parallel
+    from alignment_core.sentalign.comparable import (
+        ComparableConfig,
+        ComparablePair,
+        match_comparable,
+    )
+    from alignment_core.sentalign.split import (
+        Block,
+        html_blocks,
+        html_sentences,
+        lines_as_sentences,
+        split_text,
+    )
 
 __all__ = [
     "Bead",
@@ -55,3 +65,26 @@ __all__ = [
     "match_comparable",
     "split_text",
 ]
+
+# The public names, loaded on first use (PEP 562): the sentence splitter (``split``) must not
+# load numba and scipy through the aligning kernels; a Django web process splits documents
+# but never aligns them (the worker does).
+_LAZY = {
+    **dict.fromkeys(("Bead", "ParallelConfig", "align_parallel"), "align"),
+    **dict.fromkeys(("ComparableConfig", "ComparablePair", "match_comparable"), "comparable"),
+    **dict.fromkeys(
+        ("Block", "html_blocks", "html_sentences", "lines_as_sentences", "split_text"), "split"
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

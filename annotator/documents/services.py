@@ -15,9 +15,6 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from alignment_core.paraphrase.model import train_and_predict
-from alignment_core.sentalign import align_parallel
-from alignment_core.sentalign.comparable import match_comparable
 from annotator.documents.reading import (
     DocumentError,
     ReadDocument,
@@ -113,12 +110,16 @@ def propose_beads(document_pair: DocumentPair) -> list[tuple[list[int], list[int
     """The aligner's beads for the pair's current sentences (source, target, confidence)."""
     src, tgt = document_pair.source_sentences, document_pair.target_sentences
     if document_pair.kind == DocumentPair.Kind.COMPARABLE:
+        from alignment_core.sentalign.comparable import match_comparable  # worker only: numba
+
         found = match_comparable(src, tgt)
         return [([p.src], [p.tgt], min(1.0, float(p.score))) for p in found]
     blocks = {}
     if document_pair.source_blocks and document_pair.target_blocks:
         blocks = {"src_blocks": document_pair.source_blocks,
                   "tgt_blocks": document_pair.target_blocks}  # fmt: skip
+    from alignment_core.sentalign.align import align_parallel  # worker only: numba
+
     beads = align_parallel(src, tgt, **blocks)
     return [(list(b.src), list(b.tgt), float(b.confidence)) for b in beads]
 
@@ -353,6 +354,8 @@ def learn_from_decisions(*, project: Project) -> dict[str, Any]:
     if min(positives, len(rows) - positives) < MIN_DECISIONS_PER_CLASS:
         return {"trained": False, "decisions": len(rows), "accepted": positives,
                 "needed_per_kind": MIN_DECISIONS_PER_CLASS}  # fmt: skip
+    from alignment_core.paraphrase.model import train_and_predict  # scikit-learn: when asked
+
     scores = train_and_predict(rows, [tuple(texts) for _, texts in pending]) if pending else []
     for (bead, _), (probability, _) in zip(pending, scores, strict=True):
         bead.predicted = round(probability, 4)

@@ -103,6 +103,10 @@ class JobReporter:
         self._clock = clock
         self._last_write = -math.inf
         self._lock = threading.Lock()
+        # Set by ``record_success``: the job's success is written in its work's transaction.
+        self.recorded = False
+        # Called before that write (``run_job`` stops the heartbeat there).
+        self.before_success: Callable[[], None] | None = None
 
     def progress(self, percent: float, message: str = "") -> bool:
         """Record progress; returns True when it was written (False: throttled or unchanged)."""
@@ -112,6 +116,8 @@ class JobReporter:
         value = int(min(100.0, max(0.0, percent)))
         message = (message or "")[:MESSAGE_MAX]
         with self._lock:
+            if self.recorded:  # the Job row is the work transaction's now; it is finished
+                return False
             new_message = bool(message) and message != self.last_message
             now = self._clock()
             if not new_message and value != 100:
@@ -131,6 +137,26 @@ class JobReporter:
                 self.last_message = message
             self.writes += 1
             return True
+
+    def record_success(self, result: dict[str, Any] | None, message: str = "") -> None:
+        """Record the job succeeded with ``result``, from inside the transaction that writes
+        its work (issue 30, finding 8): the work and "succeeded" then commit together, and a
+        worker killed after the commit cannot leave the job "failed" with its work done. Work
+        that holds no transaction during its long part (training) calls this at the end of
+        its short write. ``message`` becomes the job's last message. Later progress is ignored.
+        If the job was failed meanwhile (its worker declared lost), raises, so the work's
+        transaction rolls back and the job's state stays true."""
+        if not connection.in_atomic_block:
+            raise RuntimeError("record_success belongs inside the work's transaction")
+        json.dumps(result)
+        if self.before_success is not None:
+            self.before_success()
+        with self._lock:
+            if message:
+                self.last_message = message[:MESSAGE_MAX]
+            if not _succeed(self.job_id, result, self.last_message):
+                raise RuntimeError("the job was failed while it ran; its work is undone")
+            self.recorded = True
 
     def as_progress(self) -> Progress:
         """This reporter as the core's ``progress(fraction, message)`` (fraction 0–1)."""
@@ -167,6 +193,7 @@ def run_job(
     reporter.last_message = job.message
     interval = heartbeat_interval or default_heartbeat_interval()
     heartbeat = _Heartbeat(job_id, interval=interval, using=using)
+    reporter.before_success = heartbeat.stop
     heartbeat.start()
     # A kind whose work is one transaction anyway (an import) records its success in that same
     # transaction: a worker killed after the work's commit can no longer leave it "failed:
@@ -199,7 +226,7 @@ def run_job(
         fail_job(job_id=job_id, message="Interrupted", error=error_text(exc) or repr(exc))
         raise
     heartbeat.stop()
-    if not together:
+    if not together and not reporter.recorded:  # (recorded: by the work, in its transaction)
         _succeed(job_id, result, reporter.last_message)
 
 

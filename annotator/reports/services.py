@@ -10,11 +10,11 @@ stale.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
 
-from alignment_core.agreement import build_report
 from alignment_core.progress import Progress, part, silent
 from annotator.jobs.services import start_job
 from annotator.models import AgreementReport, Job, Project
@@ -80,8 +80,11 @@ def compute_report(
     user: Any = None,
     job: Job | None = None,
     progress: Progress | None = None,
+    on_stored: Callable[[AgreementReport, str], None] | None = None,
 ) -> AgreementReport:
-    """Build and store the project's agreement report (see the module doc)."""
+    """Build and store the project's agreement report (see the module doc).
+    ``on_stored(report, message)`` is called inside the transaction that stores it, as its
+    last step (a job records its success there)."""
     say = progress or silent
     params = clean_params(params)
     started = time.monotonic()
@@ -89,6 +92,10 @@ def compute_report(
     keys = report_selectors.input_keys(project=project, include_trial=params["include_trial"])
     records = report_selectors.pair_annotations(keys=keys)
     say(_READ_SHARE, f"Read {keys.annotations} annotations of {len(records)} pairs")
+
+    from alignment_core.agreement.report import (
+        build_report,  # numba: loaded when first used, never by an idle web process
+    )
 
     result = build_report(
         records,
@@ -114,18 +121,27 @@ def compute_report(
             result=result,
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
-    say(1.0, f"Report of {keys.doubly_annotated} doubly annotated pairs stored")
+        message = f"Report of {keys.doubly_annotated} doubly annotated pairs stored"
+        if on_stored is not None:
+            on_stored(report, message)
+    say(1.0, message)
     return report
 
 
 def report_work(job: Job, reporter: Any) -> dict[str, Any]:
     """The report job's work. Its result names the stored report, never its figures (the job's
     state is visible to every member; the figures are for leads)."""
+
+    def result_of(report: AgreementReport) -> dict[str, Any]:
+        return {"report": report.pk, "pairs": report.result["inputs"]["pairs"]}
+
     report = compute_report(
         project=job.project,
         params=job.params,
         user=job.created_by,
         job=job,
         progress=reporter.as_progress(),
+        # the job's success commits with the report (issue 30, finding 8)
+        on_stored=lambda report, message: reporter.record_success(result_of(report), message),
     )
-    return {"report": report.pk, "pairs": report.result["inputs"]["pairs"]}
+    return result_of(report)

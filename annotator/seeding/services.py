@@ -19,19 +19,16 @@ after every ``Project.auto_retrain_every`` newly gold pairs.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
 
-from alignment_core.aligner import AlignerConfig
-from alignment_core.aligner.link_model import (
-    EVIDENCE_KEYS,
-    MIN_GOLD_PAIRS,
-    LinkModelConfig,
-    installed_resources,
-    train_seed_model,
-    uncertainty,
-)
+# Only the light parts of the aligner at import time: this module is loaded by every web
+# process (gold saves may start a retrain), which never trains or aligns; the model, its
+# numba kernels and scikit-learn are imported in the worker, inside the functions that run
+# them (issue 30: an idle web process carried ~90 MB of them).
+from alignment_core.aligner.link_config import MIN_GOLD_PAIRS, LinkModelConfig
 from alignment_core.aligner.posteriors import quantise_posteriors
 from alignment_core.progress import Progress, part, silent
 from annotator.jobs.services import start_job
@@ -60,34 +57,22 @@ def seed_project(
     progress: Progress | None = None,
     chunk_size: int = SEED_CHUNK,
     min_gold_pairs: int = MIN_GOLD_PAIRS,
+    on_written: Callable[[dict[str, Any], str], None] | None = None,
 ) -> dict[str, Any]:
     """Train on the project's pairs and write a new set of seeds, each with its cell
     probabilities (:func:`quantise_posteriors`) and uncertainty. Pairs are aligned
     ``chunk_size`` at a time, so memory stays bounded however large the project. With at least
     ``min_gold_pairs`` gold pairs the supervised link model seeds, else the HMM. Returns a
-    JSON-able summary naming the model used."""
+    JSON-able summary naming the model used. ``on_written(summary, message)`` is called inside
+    the transaction that writes the seeds, as its last step (a job records its success
+    there: ``JobReporter.record_success``)."""
     report = progress or silent
-    pairs = list(
-        project.pairs.order_by("position", "id").values_list("id", "source_tokens", "target_tokens")
-    )
+    pairs = _pair_rows(project)
     if not pairs:
         raise ValueError(f"project {project.name!r} has no sentence pairs to align")
-    sentences = [(src, tgt) for _, src, tgt in pairs]
     gold = _gold_by_index(project, pairs) if use_gold else {}
-
-    cfg = AlignerConfig(**{"identity_lexicon": project.monolingual, **(config or {})})
     lcfg = LinkModelConfig(min_gold_pairs=min_gold_pairs)
-    report(0.01, f"training on {len(pairs)} pairs ({len(gold)} hand-aligned)")
-    model = train_seed_model(
-        sentences,
-        gold,
-        config=cfg,
-        link_config=lcfg,
-        resources=installed_resources(),
-        progress=part(report, 0.01, _TRAIN_SHARE),
-    )
-    report(_TRAIN_SHARE, "aligning")
-    evidence = {key: model.info.get(key) for key in EVIDENCE_KEYS}
+    cfg, model, evidence = _train(project, pairs, gold, config, lcfg, report)
     if model.kind == "supervised":
         note = f"supervised link model on {len(gold)} gold pairs"
     else:
@@ -109,11 +94,48 @@ def seed_project(
         )
         seed_of_pair, links = _write_seeds(run, model, pairs, chunk_size, report)
         reseeded, kept = _reseed_unstarted(project, seed_of_pair)
+        counts = {"pairs": len(pairs), "gold_pairs": len(gold), "links": links}
+        counts.update(assignments_reseeded=reseeded, assignments_kept=kept)
+        summary = _seed_summary(run=run, model=model, note=note, counts=counts, evidence=evidence)
+        message = f"Wrote {len(pairs)} seeds ({links} links); {reseeded} assignments reseeded"
+        if on_written is not None:
+            on_written(summary, message)
 
-    report(1.0, f"Wrote {len(pairs)} seeds ({links} links); {reseeded} assignments reseeded")
-    counts = {"pairs": len(pairs), "gold_pairs": len(gold), "links": links}
-    counts.update(assignments_reseeded=reseeded, assignments_kept=kept)
-    return _seed_summary(run=run, model=model, note=note, counts=counts, evidence=evidence)
+    report(1.0, message)
+    return summary
+
+
+def _train(
+    project: Project,
+    pairs: list[tuple],
+    gold: dict[int, Any],
+    config: dict[str, Any] | None,
+    lcfg: LinkModelConfig,
+    report: Progress,
+) -> tuple[Any, Any, dict[str, Any]]:
+    """Train the seed model on the pairs (no transaction is open): (aligner config, model,
+    its evidence figures). The aligner is imported here, in the worker only."""
+    from alignment_core.aligner.config import AlignerConfig
+    from alignment_core.aligner.link_model import (
+        EVIDENCE_KEYS,
+        installed_resources,
+        train_seed_model,
+    )
+
+    cfg = AlignerConfig(**{"identity_lexicon": project.monolingual, **(config or {})})
+    report(0.01, f"training on {len(pairs)} pairs ({len(gold)} hand-aligned)")
+    sentences = [(src, tgt) for _, src, tgt in pairs]
+    model = train_seed_model(sentences, gold, config=cfg, link_config=lcfg,
+                             resources=installed_resources(),
+                             progress=part(report, 0.01, _TRAIN_SHARE))  # fmt: skip
+    report(_TRAIN_SHARE, "aligning")
+    return cfg, model, {key: model.info.get(key) for key in EVIDENCE_KEYS}
+
+
+def _pair_rows(project: Project) -> list[tuple]:
+    """(pk, source tokens, target tokens) of the project's pairs, in order."""
+    ordered = project.pairs.order_by("position", "id")
+    return list(ordered.values_list("id", "source_tokens", "target_tokens"))
 
 
 def _gold_by_index(project: Project, pairs: list[tuple]) -> dict[int, Any]:
@@ -129,6 +151,8 @@ def _write_seeds(
     """Align and write the seeds in chunks of pairs: a chunk's posterior matrices (floats) are
     the big thing, and only one chunk of them is alive at a time. Returns each pair's new seed
     id and the number of links written."""
+    from alignment_core.aligner.seed_model import uncertainty
+
     seed_of_pair: dict[int, int] = {}
     links = 0
     for start in range(0, len(pairs), chunk_size):
@@ -256,4 +280,5 @@ def seed_work(job: Job, reporter: Any) -> dict[str, Any]:
         use_gold=bool(job.params.get("use_gold", True)),
         job=job,
         progress=reporter.as_progress(),
+        on_written=reporter.record_success,  # success commits with the seeds (finding 8)
     )

@@ -76,3 +76,80 @@ def test_an_import_failed_meanwhile_undoes_its_work(django_user_model):
     job.refresh_from_db()
     assert job.status == "failed"
     assert not SentencePair.objects.filter(project=project).exists()
+
+
+# -- seed and report jobs: success in the transaction of their short write -------------------
+
+
+def killed_after(work):
+    """``work``, then the worker dies before ``run_job`` sees the result."""
+
+    def dies(job, reporter):
+        work(job, reporter)
+        raise SystemExit("worker killed right after the work returned")
+
+    return dies
+
+
+def sweep_later() -> None:
+    later = timezone.now() + timedelta(seconds=settings.JOB_STALE_AFTER + 1)
+    fail_stale_jobs(now=later)  # as a worker start or beat would, had it been a SIGKILL
+
+
+def test_a_seed_job_killed_after_its_commit_ends_succeeded(project, lead):
+    from annotator.models import AlignerRun, SeedAlignment
+    from annotator.seeding.services import seed_work, start_seed_job
+    from tests.app.conftest import SENTENCES
+
+    for n, (src, tgt) in enumerate(SENTENCES):
+        SentencePair.objects.create(project=project, external_id=f"p{n}", position=n,
+                                    source_tokens=src.split(), target_tokens=tgt.split())  # fmt: skip
+    job = start_seed_job(project=project, user=lead, use_gold=False)
+    with pytest.raises(SystemExit):
+        run_job(job.pk, killed_after(seed_work))
+    sweep_later()
+    job.refresh_from_db()
+    run = AlignerRun.objects.get(project=project, job=job)
+    assert job.status == "succeeded", (job.status, job.message, job.error)
+    assert job.result["aligner_run"] == run.pk
+    assert job.message.startswith(f"Wrote {len(SENTENCES)} seeds")
+    assert SeedAlignment.objects.filter(aligner_run=run).count() == len(SENTENCES)
+
+
+def test_a_report_job_killed_after_its_commit_ends_succeeded(project, lead, make_user):
+    from annotator.models import AgreementReport
+    from annotator.reports.services import report_work, start_report_job
+    from tests.app.report_data import build_project
+
+    build_project(project, {name: make_user(name) for name in ("amy", "bob")}, pairs=6)
+    job = start_report_job(project=project, user=lead, params={"samples": 2})
+    with pytest.raises(SystemExit):
+        run_job(job.pk, killed_after(report_work))
+    sweep_later()
+    job.refresh_from_db()
+    report = AgreementReport.objects.get(job=job)
+    assert job.status == "succeeded", (job.status, job.message, job.error)
+    assert job.result == {"report": report.pk, "pairs": report.result["inputs"]["pairs"]}
+    assert "doubly annotated pairs stored" in job.message
+
+
+def test_a_report_job_failed_meanwhile_stores_no_report(project, lead, make_user):
+    """Failed by someone else while it ran: its success cannot be recorded, so the report is
+    rolled back with it and the job stays failed."""
+    from annotator.models import AgreementReport
+    from annotator.reports.services import report_work, start_report_job
+    from tests.app.report_data import build_project
+
+    build_project(project, {name: make_user(name) for name in ("amy", "bob")}, pairs=6)
+    job = start_report_job(project=project, user=lead, params={"samples": 2})
+
+    def failed_by_someone_else(job, reporter):
+        Job.objects.filter(pk=job.pk).update(
+            status=Job.Status.FAILED, message="Failed: worker lost", error="WorkerLostError"
+        )
+        return report_work(job, reporter)
+
+    run_job(job.pk, failed_by_someone_else)
+    job.refresh_from_db()
+    assert job.status == "failed" and job.message == "Failed: worker lost"
+    assert not AgreementReport.objects.filter(project=project).exists()

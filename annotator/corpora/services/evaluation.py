@@ -19,9 +19,6 @@ from typing import Any
 import numpy as np
 
 from alignment_core import AlignedPair
-from alignment_core.agreement.batch import WORD_COLUMNS, count_pairs
-from alignment_core.agreement.phrase import phrase_scores_from_rows
-from alignment_core.agreement.word import word_scores_from_rows
 from alignment_core.formats import FORMATS, guess_format, parse_pairs
 from annotator.corpora.services.export import gold_pairs
 from annotator.models import Project, SentencePair
@@ -39,6 +36,10 @@ def gold_for_evaluation(*, project: Project) -> list[AlignedPair]:
 
 
 def _figures(rows: np.ndarray, level: str) -> dict[str, Any]:
+    from alignment_core.agreement.batch import WORD_COLUMNS
+    from alignment_core.agreement.phrase import phrase_scores_from_rows
+    from alignment_core.agreement.word import word_scores_from_rows
+
     out: dict[str, Any] = {"pairs": int(rows.shape[0])}
     if level in ("word", "both"):
         out["word"] = word_scores_from_rows(rows[:, : len(WORD_COLUMNS)]).as_dict()
@@ -89,6 +90,10 @@ def evaluate_alignments(
             f"tokens ({len(unmatched)} unknown or without gold, {len(mismatched)} with other "
             "tokens)"
         )
+
+    from alignment_core.agreement.batch import (
+        count_pairs,  # numba: loaded when first used, never by an idle web process
+    )
 
     rows = count_pairs(
         ((ref.source, ref.target, mine.alignment, ref.alignment) for mine, ref in matched),

@@ -14,15 +14,16 @@ rewritten: a file may only attach alignments to them, and its tokens must be the
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Model
 
 from alignment_core import AlignedPair
-from alignment_core.formats import FORMATS, FormatError, guess_format, read_pairs
+from alignment_core.formats import FORMATS, FormatError, guess_format, iter_pair_chunks
 from alignment_core.progress import Progress, part, silent
 from annotator.corpora.services.importing_checks import (
     check_pairs,
@@ -30,7 +31,12 @@ from annotator.corpora.services.importing_checks import (
     subcorpus_problem,
     username_problem,
 )
-from annotator.corpora.services.importing_plan import plan_pairs, write_pairs
+from annotator.corpora.services.importing_plan import (
+    PlanNotes,
+    plan_pairs,
+    plan_warnings,
+    write_pairs,
+)
 from annotator.corpora.services.importing_report import (
     CorpusImportError,
     DroppedPair,
@@ -43,7 +49,7 @@ from annotator.corpora.services.importing_write import (
     resolve_annotators,
     write_alignments,
 )
-from annotator.corpora.services.maintenance import settle_after_commit
+from annotator.corpora.services.maintenance import analyze_tables, settle_after_commit
 from annotator.models import (
     Annotation,
     AnnotationRevision,
@@ -76,6 +82,7 @@ __all__ = [
     "TokenMismatch",
     "import_file",
     "import_files",
+    "import_pair_chunks",
     "import_pairs",
     "read_source",
 ]
@@ -128,50 +135,125 @@ def import_pairs(
 
     Raises CorpusImportError (a ValueError) with nothing written; ValueError for bad options.
     """
+    return import_pair_chunks(
+        project=project, chunks=[pairs], load_alignments_as=load_alignments_as,
+        annotator=annotator, subcorpus=subcorpus, max_length_ratio=max_length_ratio,
+        progress=progress, source_name=source_name, on_token_mismatch=on_token_mismatch,
+        replace_gold=replace_gold, dry_run=dry_run, settle=settle,
+    )  # fmt: skip
+
+
+@dataclass
+class _Stream:
+    """What the chunks of one input share: how many pairs came before, the planning notes
+    (warnings are worded once, for the whole input), the seed run of the input, and where the
+    progress stands."""
+
+    read: int = 0
+    notes: PlanNotes = field(default_factory=PlanNotes)
+    seed_runs: dict[str, Any] = field(default_factory=dict)
+    fraction: float = 0.0
+
+
+def import_pair_chunks(
+    *,
+    project: Project,
+    chunks: Iterable[Sequence[AlignedPair]],
+    read_fraction: Callable[[], float] | None = None,
+    load_alignments_as: str | None = None,
+    annotator: AbstractBaseUser | str | None = None,
+    subcorpus: str | None = None,
+    max_length_ratio: float | None = None,
+    progress: Progress | None = None,
+    source_name: str = "",
+    on_token_mismatch: str = "error",
+    replace_gold: bool = False,
+    dry_run: bool = False,
+    settle: bool = True,
+) -> ImportReport:
+    """``import_pairs`` of one input that arrives in ``chunks`` (``iter_pair_chunks``): each
+    chunk is checked, matched and written in turn, all in ONE transaction, so a bad line in a
+    late chunk leaves nothing written, and memory holds one chunk. ``read_fraction()``, if
+    given, says how much of the input the chunks read so far cover (for progress). On
+    PostgreSQL the written tables are analysed once the first chunk is written, if more follow,
+    so the later chunks' lookups of stored pairs use their indexes. Options as ``import_pairs``."""
     name = source_name or "<input>"
     _check_options(load_alignments_as, on_token_mismatch, max_length_ratio, subcorpus, annotator)
     tick = progress or silent
-    tick(0.0, f"checking {len(pairs)} pairs")
+    tick(0.0, f"reading {name}")
     report = ImportReport(files=[name], load_alignments_as=load_alignments_as, dry_run=dry_run,
-                          pairs_read=len(pairs), max_length_ratio=max_length_ratio)  # fmt: skip
-    fixed_name = _check_input(
-        pairs, project=project, name=name, mode=load_alignments_as, annotator=annotator
-    )
-    kept, report.dropped = filter_length_ratio(pairs, max_length_ratio)
-    tick(0.1, "checked")
-
-    given = None if isinstance(annotator, str) else annotator
+                          max_length_ratio=max_length_ratio)  # fmt: skip
+    stream = _Stream()
+    options = dict(mode=load_alignments_as, annotator=annotator, subcorpus=subcorpus,
+                   max_length_ratio=max_length_ratio, on_token_mismatch=on_token_mismatch,
+                   replace_gold=replace_gold, name=name)  # fmt: skip
     with transaction.atomic():
         # One import at a time per project: positions and conflict checks stay true.
         Project.objects.select_for_update().filter(pk=project.pk).exists()
-        plan = plan_pairs(
-            project=project,
-            kept=kept,
-            name=name,
-            mode=load_alignments_as,
-            fixed_name=fixed_name,
-            subcorpus=subcorpus,
-            on_token_mismatch=on_token_mismatch,
-            report=report,
-        )
-        _check_against_project(
-            project, plan, mode=load_alignments_as, given=given, replace_gold=replace_gold,
-            name=name, report=report,
-        )  # fmt: skip
-        tick(0.25, "checked against the project")
-
-        write_pairs(project=project, plan=plan, report=report, tick=part(tick, 0.25, 0.75))
-        if plan.loads:
-            _write_loads(
-                project, plan, mode=load_alignments_as or "", given=given,
-                replace_gold=replace_gold, name=name, report=report, tick=part(tick, 0.75, 1.0),
-            )  # fmt: skip
+        for count, pairs in enumerate(chunks, 1):
+            done = read_fraction() if read_fraction is not None else 1.0
+            share = part(tick, stream.fraction, max(done, stream.fraction))
+            stream.fraction = done
+            if count == 2:  # the first chunk is written: let the planner know
+                analyze_tables(models=_written_models(load_alignments_as))
+            _import_chunk(project, pairs, stream=stream, report=report, tick=share, **options)
+        if not stream.read:
+            raise CorpusImportError(
+                Problem(
+                    "no sentence pairs to import: the input is empty (or only blank)", file=name
+                )
+            )
+        report.warnings += plan_warnings(load_alignments_as, stream.notes)
         if dry_run:
             transaction.set_rollback(True)
         elif settle:
             _settle_later(report)
     tick(1.0, "done")
     return report
+
+
+def _import_chunk(
+    project: Project,
+    pairs: Sequence[AlignedPair],
+    *,
+    stream: _Stream,
+    report: ImportReport,
+    tick: Progress,
+    mode: str | None,
+    annotator: AbstractBaseUser | str | None,
+    subcorpus: str | None,
+    max_length_ratio: float | None,
+    on_token_mismatch: str,
+    replace_gold: bool,
+    name: str,
+) -> None:
+    """Check, match and write one chunk of an input (inside the import's transaction)."""
+    first = stream.read + 1  # the input position of the chunk's first pair
+    tick(0.0, f"checking {len(pairs)} pairs")
+    fixed_name = _check_input(pairs, project=project, name=name, mode=mode, annotator=annotator,
+                              first=first)  # fmt: skip
+    kept, dropped = filter_length_ratio(pairs, max_length_ratio, first=first)
+    report.dropped += dropped
+    report.pairs_read += len(pairs)
+    stream.read += len(pairs)
+    tick(0.1, "checked")
+    given = None if isinstance(annotator, str) else annotator
+    plan = plan_pairs(
+        project=project, kept=kept, name=name, mode=mode, fixed_name=fixed_name,
+        subcorpus=subcorpus, on_token_mismatch=on_token_mismatch, report=report,
+        notes=stream.notes,
+    )  # fmt: skip
+    _check_against_project(
+        project, plan, mode=mode, given=given, replace_gold=replace_gold, name=name,
+        report=report,
+    )  # fmt: skip
+    tick(0.25, "checked against the project")
+    write_pairs(project=project, plan=plan, report=report, tick=part(tick, 0.25, 0.75))
+    if plan.loads:
+        _write_loads(
+            project, plan, mode=mode or "", given=given, replace_gold=replace_gold, name=name,
+            report=report, tick=part(tick, 0.75, 1.0), seed_runs=stream.seed_runs,
+        )  # fmt: skip
 
 
 def _check_input(
@@ -181,20 +263,18 @@ def _check_input(
     name: str,
     mode: str | None,
     annotator: AbstractBaseUser | str | None,
+    first: int = 1,
 ) -> str | None:
     """Check the pairs on their own (before the database is asked anything); raise
-    CorpusImportError listing every problem. Returns the one annotator's name for
-    "annotator" mode with a given annotator, else None."""
-    if not pairs:
-        raise CorpusImportError(
-            Problem("no sentence pairs to import: the input is empty (or only blank)", file=name)
-        )
+    CorpusImportError listing every problem. ``first``: the input position of ``pairs[0]``.
+    Returns the one annotator's name for "annotator" mode with a given annotator, else None."""
     per_pair_annotator = mode == "annotator" and annotator is None
     problems = check_pairs(
         pairs,
         file=name,
         per_pair_annotator=per_pair_annotator,
         max_tokens=project.max_tokens,
+        first=first,
     )
     fixed_name: str | None = None
     if mode == "annotator" and annotator is not None:
@@ -245,9 +325,11 @@ def _write_loads(
     name: str,
     report: ImportReport,
     tick: Progress,
+    seed_runs: dict[str, Any],
 ) -> None:
     """Write the plan's alignments, the annotators they need created first, each onto its pair
-    (new pairs have their primary keys now)."""
+    (new pairs have their primary keys now). ``seed_runs``: the input's AlignerRun, shared by
+    its chunks (seed mode)."""
     users = resolve_annotators(
         project=project,
         names=sorted({load.annotator for load in plan.loads if load.annotator}),
@@ -267,14 +349,20 @@ def _write_loads(
         file=name,
         report=report,
         tick=tick,
+        seed_runs=seed_runs,
     )
+
+
+def _written_models(mode: str | None) -> tuple[type[Model], ...]:
+    """The tables an import in ``mode`` writes to."""
+    return (SentencePair, *WRITTEN_BY_MODE.get(mode or "", ()))
 
 
 def _settle_later(report: ImportReport) -> None:
     """After the commit, VACUUM (ANALYZE) the tables the import wrote, if it wrote many rows
     (``services.maintenance``); nothing if the transaction rolls back."""
     settle_after_commit(
-        models=(SentencePair, *WRITTEN_BY_MODE.get(report.load_alignments_as or "", ())),
+        models=_written_models(report.load_alignments_as),
         rows=report.pairs_created + report.alignments_written,
     )
 
@@ -328,32 +416,52 @@ class ImportSource:
 def read_source(source: ImportSource, *, max_tokens: int | None = None) -> list[AlignedPair]:
     """Read one file into pairs; any reader error becomes a CorpusImportError (file:line).
     A sentence longer than ``max_tokens`` (either side) is refused with its line."""
-    name = str(source.path)
-    fmt = source.fmt or guess_format(source.path)
-    if fmt is None:
-        raise CorpusImportError(
-            Problem(
-                f"cannot tell the format from the file name; give it ({', '.join(FORMATS)})",
-                file=name,
+    return [pair for chunk in SourceChunks(source, max_tokens=max_tokens) for pair in chunk]
+
+
+class SourceChunks:
+    """The pairs of one file in chunks of ``settings.IMPORT_CHUNK_PAIRS``
+    (``alignment_core.formats.iter_pair_chunks``: jsonl and tsv are read a line at a time,
+    other formats whole); any reader error becomes a CorpusImportError (file:line), raised
+    when the chunk holding it is reached. ``fraction()``: the share of the file read so far."""
+
+    def __init__(self, source: ImportSource, *, max_tokens: int | None = None) -> None:
+        self.source, self.max_tokens = source, max_tokens
+        self._fraction = 0.0
+
+    def fraction(self) -> float:
+        return self._fraction
+
+    def _read(self, fraction: float, message: str) -> None:
+        self._fraction = fraction
+
+    def __iter__(self) -> Iterator[list[AlignedPair]]:
+        source = self.source
+        name = str(source.path)
+        fmt = source.fmt or guess_format(source.path)
+        if fmt is None:
+            raise CorpusImportError(
+                Problem(
+                    f"cannot tell the format from the file name; give it ({', '.join(FORMATS)})",
+                    file=name,
+                )
             )
-        )
-    try:
-        return read_pairs(
-            source.path,
-            fmt,
-            encoding=source.encoding,
-            source_text=source.source_text,
-            target_text=source.target_text,
-            sure_path=source.sure_path,
-            text_format=source.text_format,
-            max_tokens=max_tokens,
-        )
-    except FormatError as exc:
-        raise CorpusImportError(Problem(exc.reason, file=exc.file or name, line=exc.line)) from exc
-    except UnicodeError as exc:  # a reader should have said so; keep the promise anyway
-        raise CorpusImportError(Problem(f"cannot decode: {exc}", file=name)) from exc
-    except OSError as exc:
-        raise CorpusImportError(Problem(f"cannot read: {exc.strerror or exc}", file=name)) from exc
+        try:
+            yield from iter_pair_chunks(
+                source.path, fmt, chunk_size=settings.IMPORT_CHUNK_PAIRS,
+                encoding=source.encoding, source_text=source.source_text,
+                target_text=source.target_text, sure_path=source.sure_path,
+                text_format=source.text_format, max_tokens=self.max_tokens,
+                progress=self._read,
+            )  # fmt: skip
+        except FormatError as exc:
+            problem = Problem(exc.reason, file=exc.file or name, line=exc.line)
+            raise CorpusImportError(problem) from exc
+        except UnicodeError as exc:  # a reader should have said so; keep the promise anyway
+            raise CorpusImportError(Problem(f"cannot decode: {exc}", file=name)) from exc
+        except OSError as exc:
+            problem = Problem(f"cannot read: {exc.strerror or exc}", file=name)
+            raise CorpusImportError(problem) from exc
 
 
 def import_files(
@@ -368,7 +476,9 @@ def import_files(
     dry_run: bool = False,
     progress: Progress | None = None,
 ) -> ImportReport:
-    """Read every file, then import them in order in ONE transaction (all files or none).
+    """Import the files in order in ONE transaction (all files or none), each read in chunks
+    (:class:`SourceChunks`) and written chunk by chunk, so memory holds one chunk of pairs: a
+    bad line anywhere, even in the last chunk of the last file, leaves nothing written.
 
     A later file sees the pairs an earlier one created (three annotators' files over the
     same pairs: the first creates them, the others attach). Returns the merged report.
@@ -376,20 +486,18 @@ def import_files(
     if not sources:
         raise ValueError("no files to import")
     tick = progress or silent
-    read: list[list[AlignedPair]] = []
-    for k, source in enumerate(sources):
-        tick(0.15 * k / len(sources), f"reading {Path(source.path).name}")
-        read.append(read_source(source, max_tokens=project.max_tokens))
     report = ImportReport(
         load_alignments_as=load_alignments_as, dry_run=dry_run, max_length_ratio=max_length_ratio
     )
     with transaction.atomic():
-        for k, (source, pairs) in enumerate(zip(sources, read, strict=True)):
-            share = part(tick, 0.15 + 0.85 * k / len(sources), 0.15 + 0.85 * (k + 1) / len(sources))
+        for k, source in enumerate(sources):
+            share = part(tick, k / len(sources), (k + 1) / len(sources))
+            chunks = SourceChunks(source, max_tokens=project.max_tokens)
             report.merge(
-                import_pairs(
+                import_pair_chunks(
                     project=project,
-                    pairs=pairs,
+                    chunks=chunks,
+                    read_fraction=chunks.fraction,
                     load_alignments_as=load_alignments_as,
                     annotator=source.annotator,
                     subcorpus=subcorpus,

@@ -104,10 +104,12 @@ def check_pairs(
     file: str,
     per_pair_annotator: bool,
     max_tokens: int | None = None,
+    first: int = 1,
 ) -> list[Problem]:
     """Every problem (up to MAX_PROBLEMS) that would stop these pairs being stored.
 
-    ``max_tokens``: the project's longest sentence (tokens, either side).
+    ``max_tokens``: the project's longest sentence (tokens, either side). ``first``: the
+    input position of ``pairs[0]`` (a chunk of a longer input).
 
     Ids must be unique; with ``per_pair_annotator`` (annotator mode, names taken from the
     pairs) an id may repeat once per annotator, since one file can hold several people's
@@ -115,7 +117,7 @@ def check_pairs(
     """
     problems: list[Problem] = []
     first_seen: dict[Any, int] = {}
-    for position, pair in enumerate(pairs, 1):
+    for position, pair in enumerate(pairs, first):
         if len(problems) >= MAX_PROBLEMS:
             break
 
@@ -192,9 +194,10 @@ def length_ratio(n_source: int, n_target: int) -> float:
 
 
 def filter_length_ratio(
-    pairs: Sequence[AlignedPair], max_ratio: float | None
+    pairs: Sequence[AlignedPair], max_ratio: float | None, *, first: int = 1
 ) -> tuple[list[tuple[int, AlignedPair]], list[DroppedPair]]:
-    """(kept pairs with their 1-based input positions, dropped pairs) for a ratio bound.
+    """(kept pairs with their 1-based input positions, dropped pairs) for a ratio bound;
+    ``first`` is the input position of ``pairs[0]``.
 
     The decision is made per id on its first occurrence, so every alignment of a dropped
     pair goes with it.
@@ -202,7 +205,7 @@ def filter_length_ratio(
     kept: list[tuple[int, AlignedPair]] = []
     dropped: list[DroppedPair] = []
     decided: dict[str, bool] = {}
-    for position, pair in enumerate(pairs, 1):
+    for position, pair in enumerate(pairs, first):
         keep = decided.get(pair.id)
         if keep is None:
             ratio = length_ratio(len(pair.source), len(pair.target))

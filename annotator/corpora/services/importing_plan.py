@@ -43,8 +43,9 @@ class PairPlan:
 
 
 @dataclass
-class _Notes:
-    """Facts gathered while planning that end up as report warnings."""
+class PlanNotes:
+    """Facts gathered while planning (over every chunk of an input) that end up as report
+    warnings (:func:`plan_warnings`)."""
 
     moved: list[str] = field(default_factory=list)
     trial_differs: list[str] = field(default_factory=list)
@@ -62,17 +63,18 @@ def plan_pairs(
     subcorpus: str | None,
     on_token_mismatch: str,
     report: ImportReport,
+    notes: PlanNotes,
 ) -> PairPlan:
     """Match the input against the project: which pairs are new, which alignments to load.
 
     A pair whose id is stored (or was read earlier in this input, when several annotators'
     alignments of one pair arrive together) is compared token by token; a difference is a
     problem, or a reported skip / attach, per ``on_token_mismatch``. Raises
-    CorpusImportError listing every problem.
+    CorpusImportError listing every problem. Counts are added to ``report``; facts for its
+    warnings gathered in ``notes`` (an input read in chunks words them once, at its end).
     """
     stored = _stored_pairs(project, list(dict.fromkeys(p.id for _, p in kept)))
     plan = PairPlan()
-    notes = _Notes()
     problems: list[Problem] = []
     matched: set[str] = set()
     mismatch = _Mismatch(name, mode, fixed_name, on_token_mismatch, problems, report)
@@ -108,9 +110,8 @@ def plan_pairs(
             )
     if problems:
         raise CorpusImportError(problems)
-    report.pairs_created = len(plan.new_pairs)
-    report.pairs_matched = len(matched)
-    report.warnings += _warnings(mode, notes)
+    report.pairs_created += len(plan.new_pairs)
+    report.pairs_matched += len(matched)
     return plan
 
 
@@ -152,7 +153,9 @@ class _Mismatch:
         return attach
 
 
-def _compare_flags(pair: AlignedPair, sub: str | None, row: dict[str, Any], notes: _Notes) -> None:
+def _compare_flags(
+    pair: AlignedPair, sub: str | None, row: dict[str, Any], notes: PlanNotes
+) -> None:
     """A stored pair keeps its subcorpus and trial flag; note where the input says otherwise."""
     if sub and sub != row["subcorpus__name"]:
         notes.moved.append(pair.id)
@@ -160,7 +163,8 @@ def _compare_flags(pair: AlignedPair, sub: str | None, row: dict[str, Any], note
         notes.trial_differs.append(pair.id)
 
 
-def _warnings(mode: str | None, notes: _Notes) -> list[str]:
+def plan_warnings(mode: str | None, notes: PlanNotes) -> list[str]:
+    """The report's warnings about an input, from what planning noticed."""
     out = []
     if mode is None and notes.with_alignment:
         out.append(

@@ -194,8 +194,11 @@ def write_alignments(
     file: str,
     report: ImportReport,
     tick: Progress,
+    seed_runs: dict[str, Any] | None = None,
 ) -> None:
-    """Write every load not marked unchanged, counting links by kind (and by annotator)."""
+    """Write every load not marked unchanged, counting links by kind (and by annotator).
+    ``seed_runs`` (file name → AlignerRun) keeps one run per file when a file's chunks are
+    written one after the other."""
     todo = [load for load in loads if not load.unchanged]
     report.alignments_unchanged += len(loads) - len(todo)
     for load in todo:
@@ -207,13 +210,7 @@ def write_alignments(
     if mode == "gold":
         _write_gold(todo, file, report)
     elif mode == "seed":
-        run = AlignerRun.objects.create(
-            project=project,
-            kind=AlignerRun.Kind.IMPORTED,
-            note=f"imported from {file}"[:300],
-            config={"file": file, "pairs": len(todo)},
-        )
-        report.aligner_runs.append(run.pk)
+        run = _seed_run(project, file, len(todo), report, {} if seed_runs is None else seed_runs)
         SeedAlignment.objects.bulk_create(
             [SeedAlignment(pair_id=ld.pair_pk, aligner_run=run, links=_links(ld)) for ld in todo],
             batch_size=BATCH_SIZE,
@@ -221,6 +218,26 @@ def write_alignments(
     elif mode == "annotator":
         _write_annotations(todo, users)
     tick(1.0, "alignments written")
+
+
+def _seed_run(
+    project: Project, file: str, count: int, report: ImportReport, runs: dict[str, Any]
+) -> AlignerRun:
+    """The file's imported AlignerRun: made for its first chunk, counting the later ones."""
+    run = runs.get(file)
+    if run is None:
+        run = AlignerRun.objects.create(
+            project=project,
+            kind=AlignerRun.Kind.IMPORTED,
+            note=f"imported from {file}"[:300],
+            config={"file": file, "pairs": count},
+        )
+        report.aligner_runs.append(run.pk)
+        runs[file] = run
+    else:
+        run.config = {**run.config, "pairs": run.config["pairs"] + count}
+        run.save(update_fields=["config"])
+    return run
 
 
 def _links(load: AlignmentLoad) -> list[list[Any]]:

@@ -13,7 +13,6 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from alignment_core.agreement import score_word
 from annotator.links import to_alignment
 from annotator.models import Annotation, Assignment, GoldAlignment, SeedAlignment
 
@@ -94,6 +93,10 @@ def trial_feedback(*, assignment: Assignment) -> dict[str, Any] | None:
         to_alignment(annotation.links),
         to_alignment(reference.links),
     )
+    from alignment_core.agreement.word import (
+        score_word,  # numba: loaded when first used, never by an idle web process
+    )
+
     paper = score_word([item])
     every = score_word([item], include_identical=True)
     return {

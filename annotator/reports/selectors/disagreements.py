@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from alignment_core.agreement import score_alignments
 from annotator.models import Project
 from annotator.reports.selectors.reports import input_keys, pair_annotations
 
@@ -75,6 +74,10 @@ def disagreements(
         for r in records
         for pair in itertools.combinations(list(r.annotations.items()), 2)
     ]
+    from alignment_core.agreement.phrase import (
+        score_alignments,  # numba: loaded when first used, never by an idle web process
+    )
+
     word, phrase = score_alignments((r.source, r.target, s[0][1], s[1][1]) for r, s in sides)
     rows = [
         DisagreementRow(

@@ -20,11 +20,10 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import F, Max, QuerySet
 
-from alignment_core.agreement import PairAnnotations
 from annotator.links import to_alignment
 from annotator.models import (
     AgreementReport,
@@ -34,6 +33,9 @@ from annotator.models import (
     SeedAlignment,
     SentencePair,
 )
+
+if TYPE_CHECKING:  # the report module loads numba; a web process imports this module idle
+    from alignment_core.agreement.report import PairAnnotations
 
 NO_SUBCORPUS = ""
 
@@ -147,6 +149,8 @@ def pair_annotations(*, keys: InputKeys) -> list[PairAnnotations]:
     }
     wanted = [r.assignment_id for pid in pair_ids for r in keys.rows[pid]]
     links = dict(Assignment.objects.filter(pk__in=wanted).values_list("id", "annotation__links"))
+    from alignment_core.agreement.report import PairAnnotations  # numba: when first used
+
     seed_ids = [s for s in keys.seeds.values() if s is not None]
     seeds = dict(SeedAlignment.objects.filter(pk__in=seed_ids).values_list("id", "links"))
     records = []
