@@ -30,19 +30,21 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from alignment_core.alignment import AlignedPair
 from alignment_core.formats import edinburgh, giza_a3, jsonl, msrp, naacl, pharaoh, textpairs
 from alignment_core.formats._io import OutputFiles, PathLike, TextData, decode, read_path
 from alignment_core.formats.edinburgh import edinburgh_id_info
 from alignment_core.formats.errors import FormatError
+from alignment_core.formats.textcheck import Normalization
 from alignment_core.formats.textpairs import format_sentences
 
 __all__ = [
     "FORMATS",
     "FormatError",
     "FormatInfo",
+    "Normalization",
     "edinburgh_id_info",
     "format_pairs",
     "format_sentences",
@@ -151,6 +153,7 @@ def parse_pairs(
     sure_name: str = "<sure>",
     subcorpus: str | None = None,
     max_tokens: int | None = None,
+    normalize: Normalization | None = None,
 ) -> list[AlignedPair]:
     """Parse pairs held in memory (bytes are decoded with ``encoding``); links are 0-based.
 
@@ -158,9 +161,11 @@ def parse_pairs(
     naacl need ``source_lines`` + ``target_lines`` or ``text_pairs``; ``parallel`` takes its
     target side as ``target_lines``; ``sure_data`` is the Edinburgh sure-only file. Pairs
     without a subcorpus get ``subcorpus``. With ``max_tokens``, a sentence longer than that
-    (either side) is an error naming its line.
+    (either side) is an error naming its line. A token with a control character is an error
+    too, unless ``normalize`` (a ``Normalization``) cleans the tokens (control characters
+    removed, NFC) and counts what it changed.
     """
-    limit = {"max_tokens": max_tokens}
+    limit: dict[str, Any] = {"max_tokens": max_tokens, "normalize": normalize}
     info = _info(fmt)
     text = decode(data, encoding=encoding, name=name)
     if sure_data is not None and fmt != "edinburgh":
@@ -248,6 +253,7 @@ def read_pairs(
     subcorpus: str | None = None,
     text_format: str | None = None,
     max_tokens: int | None = None,
+    normalize: Normalization | None = None,
 ) -> list[AlignedPair]:
     """Read a whole file of pairs (links 0-based). ``fmt=None`` guesses from the extension.
 
@@ -255,7 +261,7 @@ def read_pairs(
     ``source_text`` alone as a text-pair file (``text_format`` or guessed). parallel:
     ``path`` is the source side and ``target_text`` the target side. edinburgh: ``sure_path``
     is the sure-only file when ``path`` is the sure+possible file. ``max_tokens``: see
-    ``parse_pairs``.
+    ``parse_pairs``; so is ``normalize``.
     """
     name = str(path)
     if fmt is None:
@@ -275,7 +281,7 @@ def read_pairs(
                 file=str(source_text),
             )
         kwargs["text_pairs"] = read_pairs(
-            source_text, text_fmt, encoding=encoding, max_tokens=max_tokens
+            source_text, text_fmt, encoding=encoding, max_tokens=max_tokens, normalize=normalize
         )
         kwargs["text_name"] = str(source_text)
     else:
@@ -289,7 +295,15 @@ def read_pairs(
         kwargs["sure_data"] = read_path(sure_path, encoding=encoding)
         kwargs["sure_name"] = str(sure_path)
     text = read_path(path, encoding=encoding)
-    return parse_pairs(text, fmt, name=name, subcorpus=subcorpus, max_tokens=max_tokens, **kwargs)
+    return parse_pairs(
+        text,
+        fmt,
+        name=name,
+        subcorpus=subcorpus,
+        max_tokens=max_tokens,
+        normalize=normalize,
+        **kwargs,
+    )
 
 
 def _sniff_text_format(path: PathLike) -> str:
