@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from django.db import transaction
 
 from alignment_core import AlignedPair
-from alignment_core.formats import FORMATS, FormatError, guess_format, read_pairs
+from alignment_core.formats import FORMATS, FormatError, Normalization, guess_format, read_pairs
 from alignment_core.progress import Progress, part, silent
 from annotator.corpora.services.importing_checks import (
     check_pairs,
@@ -312,7 +312,9 @@ class ImportSource:
     ``source_text`` alone as a tsv/bitext/jsonl file, format ``text_format`` or guessed) and
     the target side of ``parallel``; ``sure_path`` is Edinburgh's sure-only file beside its
     sure+poss file. ``annotator`` is the username whose annotations these are (annotator
-    mode; None = the names inside the file).
+    mode; None = the names inside the file). ``normalize``: clean the tokens as they are read
+    (control characters removed, NFC; see ``alignment_core.formats.Normalization``) instead
+    of refusing a file with control characters.
     """
 
     path: str | os.PathLike[str]
@@ -323,11 +325,20 @@ class ImportSource:
     sure_path: str | os.PathLike[str] | None = None
     annotator: str | None = None
     text_format: str | None = None
+    normalize: bool = False
 
 
-def read_source(source: ImportSource, *, max_tokens: int | None = None) -> list[AlignedPair]:
+def read_source(
+    source: ImportSource,
+    *,
+    max_tokens: int | None = None,
+    normalization: Normalization | None = None,
+) -> list[AlignedPair]:
     """Read one file into pairs; any reader error becomes a CorpusImportError (file:line).
-    A sentence longer than ``max_tokens`` (either side) is refused with its line."""
+    A sentence longer than ``max_tokens`` (either side) is refused with its line. With
+    ``source.normalize`` the tokens are cleaned, counted in ``normalization`` if given."""
+    if source.normalize and normalization is None:
+        normalization = Normalization()
     name = str(source.path)
     fmt = source.fmt or guess_format(source.path)
     if fmt is None:
@@ -347,6 +358,7 @@ def read_source(source: ImportSource, *, max_tokens: int | None = None) -> list[
             sure_path=source.sure_path,
             text_format=source.text_format,
             max_tokens=max_tokens,
+            normalize=normalization if source.normalize else None,
         )
     except FormatError as exc:
         raise CorpusImportError(Problem(exc.reason, file=exc.file or name, line=exc.line)) from exc
@@ -377,12 +389,17 @@ def import_files(
         raise ValueError("no files to import")
     tick = progress or silent
     read: list[list[AlignedPair]] = []
+    cleaned = Normalization()  # counts over every file read with normalize
     for k, source in enumerate(sources):
         tick(0.15 * k / len(sources), f"reading {Path(source.path).name}")
-        read.append(read_source(source, max_tokens=project.max_tokens))
+        read.append(read_source(source, max_tokens=project.max_tokens, normalization=cleaned))
     report = ImportReport(
         load_alignments_as=load_alignments_as, dry_run=dry_run, max_length_ratio=max_length_ratio
     )
+    if any(source.normalize for source in sources):
+        report.normalized = True
+        report.tokens_normalized = cleaned.tokens_changed
+        report.pairs_normalized = cleaned.pairs_changed
     with transaction.atomic():
         for k, (source, pairs) in enumerate(zip(sources, read, strict=True)):
             share = part(tick, 0.15 + 0.85 * k / len(sources), 0.15 + 0.85 * (k + 1) / len(sources))
