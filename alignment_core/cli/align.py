@@ -306,26 +306,26 @@ def _write(args, corpus, alignments, posteriors) -> None:
         write_posteriors(args.posteriors, corpus, posteriors)
 
 
+def _read_inputs(args: argparse.Namespace) -> tuple[list[AlignedPair], dict[int, Alignment]]:
+    """The corpus and the gold matched to it (``--normalize``: both cleaned, said so)."""
+    norm = normalization(args)
+    corpus = read_pairs(args.corpus, args.from_fmt, encoding=args.encoding,
+                        target_text=args.target_text, normalize=norm)  # fmt: skip
+    say_normalized(norm)
+    gold: dict[int, Alignment] = {}
+    if args.gold:
+        gold_pairs = read_pairs(args.gold, args.gold_from, encoding=args.encoding,
+                                normalize=normalization(args))  # fmt: skip
+        gold = match_gold(corpus, gold_pairs, args.gold)
+    return corpus, gold
+
+
 def run(args: argparse.Namespace) -> int:
     problem = _supervised_problem(args)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
-    norm = normalization(args)
-    corpus = read_pairs(
-        args.corpus,
-        args.from_fmt,
-        encoding=args.encoding,
-        target_text=args.target_text,
-        normalize=norm,
-    )
-    say_normalized(norm)
-    gold: dict[int, Alignment] = {}
-    if args.gold:
-        gold_pairs = read_pairs(
-            args.gold, args.gold_from, encoding=args.encoding, normalize=normalization(args)
-        )
-        gold = match_gold(corpus, gold_pairs, args.gold)
+    corpus, gold = _read_inputs(args)
     sentences = [(p.source, p.target) for p in corpus]
     bar = ProgressBar(sys.stderr, enabled=not args.quiet)
     if args.model_kind == "supervised":

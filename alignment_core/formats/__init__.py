@@ -272,6 +272,7 @@ def read_pairs(
                 file=name,
             )
     info = _info(fmt)
+    limit: dict[str, Any] = {"max_tokens": max_tokens, "normalize": normalize}
     kwargs: dict = {}
     if info.needs_text and source_text is not None and target_text is None:
         text_fmt = text_format or guess_format(source_text) or _sniff_text_format(source_text)
@@ -280,9 +281,7 @@ def read_pairs(
                 f"a {text_fmt} file cannot supply sentences; pass --target-text as well",
                 file=str(source_text),
             )
-        kwargs["text_pairs"] = read_pairs(
-            source_text, text_fmt, encoding=encoding, max_tokens=max_tokens, normalize=normalize
-        )
+        kwargs["text_pairs"] = read_pairs(source_text, text_fmt, encoding=encoding, **limit)
         kwargs["text_name"] = str(source_text)
     else:
         if source_text is not None:
@@ -295,15 +294,7 @@ def read_pairs(
         kwargs["sure_data"] = read_path(sure_path, encoding=encoding)
         kwargs["sure_name"] = str(sure_path)
     text = read_path(path, encoding=encoding)
-    return parse_pairs(
-        text,
-        fmt,
-        name=name,
-        subcorpus=subcorpus,
-        max_tokens=max_tokens,
-        normalize=normalize,
-        **kwargs,
-    )
+    return parse_pairs(text, fmt, name=name, subcorpus=subcorpus, **limit, **kwargs)
 
 
 def _sniff_text_format(path: PathLike) -> str:
