@@ -11,11 +11,9 @@ export DEBUG ?= true
 
 .PHONY: run test lint setup setup-dev migrate demo bench clean
 
-# --no-compile: pip would byte-compile every file of every package (a third of its time);
-# Python compiles the modules it imports, once, as it first imports them.
 $(VENV)/.runtime: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
@@ -41,7 +39,11 @@ node_modules/.installed: package.json package-lock.json
 	  npm ci --no-audit --no-fund --silent && touch $@; \
 	else echo "npm not found: the accessibility tests will skip"; fi
 
+# Our own modules byte-compiled once (about a second), so that each process of `make run`
+# (migrate, setup_demo, the web server, the worker) does not compile them again where
+# PYTHONDONTWRITEBYTECODE is set (Python then never writes them itself).
 setup: $(VENV)/.runtime $(VENV)/.resources
+	$(PY) -m compileall -qq -j 0 alignment_core annotator gridalign
 setup-dev: $(VENV)/.dev $(VENV)/.resources node_modules/.installed
 
 migrate: setup

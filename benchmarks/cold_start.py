@@ -147,7 +147,7 @@ def main() -> int:
     for label, (seconds, at_load) in figures.items():
         ratio = seconds / anchor if anchor == anchor else float("nan")
         print(f"  {label:7s} {seconds:6.1f} s   anchor {anchor:5.1f} s   ratio {ratio:4.2f}×   "
-              f"load {at_load:.1f}")  # fmt: skip
+              f"load {at_load:.1f} (the higher of start and end)")  # fmt: skip
     return 0
 
 
