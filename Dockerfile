@@ -30,7 +30,7 @@ RUN pip install -r requirements.txt
 COPY . .
 # They go into the Python environment (/usr/local/share/gridalign), read-only at run time.
 COPY --from=resources /resources /tmp/resources
-RUN python -m alignment_core resources install --from /tmp/resources && rm -rf /tmp/resources
+RUN python -m alignment_core resources install --no-cache --from /tmp/resources && rm -rf /tmp/resources
 # Static files are collected at build time (hashed and compressed for WhiteNoise); the key
 # below only lets settings load here. Then the numba kernels are compiled once, by aligning a
 # tiny corpus, into NUMBA_CACHE_DIR.

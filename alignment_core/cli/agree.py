@@ -3,6 +3,7 @@
     python -m alignment_core agree A B --seed SEED [--samples J] [--rng-seed S]
         [--level phrase|word] [--bin-width W] [--include-identical] [--json]
         [--from FMT] [--seed-from FMT] [--source-text F --target-text F] [--encoding ENC]
+        [--normalize]
 
 SEED is the automatic alignment both annotators started from (a file in any readable format),
 or the word ``empty``: every pair's seed is then the empty alignment. That is the right choice

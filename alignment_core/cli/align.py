@@ -1,6 +1,6 @@
 """``align``: train the seeding aligner on a corpus (or load a saved model) and write its links.
 
-    python -m alignment_core align CORPUS --out OUT [--from FMT] [--target-text F]
+    python -m alignment_core align CORPUS --out OUT [--from FMT] [--target-text F] [--normalize]
         [--format pharaoh|jsonl] [--symmetrize intersect|union|grow-diag|grow-diag-final|
         grow-diag-final-and] [--ibm1-iterations 5] [--hmm-iterations 5]
         [--no-identity-lexicon] [--gold GOLD [--gold-from FMT] [--lambda 0.9]]
@@ -41,6 +41,7 @@ from alignment_core.aligner.link_model import (
 )
 from alignment_core.aligner.resources import resources_dir
 from alignment_core.alignment import AlignedPair, Alignment
+from alignment_core.cli.normalize import add_normalize_option, normalization, say_normalized
 from alignment_core.formats import FORMATS, FormatError, read_pairs, write_pairs
 from alignment_core.progress import ProgressBar
 
@@ -68,6 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--from", dest="from_fmt", choices=names, metavar="FMT", help="CORPUS format")
     p.add_argument("--target-text", metavar="F", help="parallel CORPUS: the target side")
     p.add_argument("--encoding", default="utf-8", metavar="ENC", help="input encoding")
+    add_normalize_option(p)
     p.add_argument(
         "--format",
         dest="out_fmt",
@@ -304,18 +306,26 @@ def _write(args, corpus, alignments, posteriors) -> None:
         write_posteriors(args.posteriors, corpus, posteriors)
 
 
+def _read_inputs(args: argparse.Namespace) -> tuple[list[AlignedPair], dict[int, Alignment]]:
+    """The corpus and the gold matched to it (``--normalize``: both cleaned, said so)."""
+    norm = normalization(args)
+    corpus = read_pairs(args.corpus, args.from_fmt, encoding=args.encoding,
+                        target_text=args.target_text, normalize=norm)  # fmt: skip
+    say_normalized(norm)
+    gold: dict[int, Alignment] = {}
+    if args.gold:
+        gold_pairs = read_pairs(args.gold, args.gold_from, encoding=args.encoding,
+                                normalize=normalization(args))  # fmt: skip
+        gold = match_gold(corpus, gold_pairs, args.gold)
+    return corpus, gold
+
+
 def run(args: argparse.Namespace) -> int:
     problem = _supervised_problem(args)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
-    corpus = read_pairs(
-        args.corpus, args.from_fmt, encoding=args.encoding, target_text=args.target_text
-    )
-    gold: dict[int, Alignment] = {}
-    if args.gold:
-        gold_pairs = read_pairs(args.gold, args.gold_from, encoding=args.encoding)
-        gold = match_gold(corpus, gold_pairs, args.gold)
+    corpus, gold = _read_inputs(args)
     sentences = [(p.source, p.target) for p in corpus]
     bar = ProgressBar(sys.stderr, enabled=not args.quiet)
     if args.model_kind == "supervised":

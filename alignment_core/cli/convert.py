@@ -2,7 +2,7 @@
 
     python -m alignment_core convert IN OUT --from FMT --to FMT
         [--source-text F --target-text F | --source-text TEXTPAIRS [--text-format FMT]]
-        [--sure-file F] [--encoding ENC] [--subcorpus NAME]
+        [--sure-file F] [--encoding ENC] [--subcorpus NAME] [--normalize]
         [--out-source-text F --out-target-text F]
 
 IN or OUT ``-`` is stdin / stdout. ``--from`` / ``--to`` default to what the file names
@@ -17,7 +17,15 @@ import io
 import sys
 from typing import TextIO
 
-from alignment_core.formats import FORMATS, FormatError, guess_format, parse_pairs, read_pairs
+from alignment_core.cli.normalize import add_normalize_option, normalization, say_normalized
+from alignment_core.formats import (
+    FORMATS,
+    FormatError,
+    Normalization,
+    guess_format,
+    parse_pairs,
+    read_pairs,
+)
 from alignment_core.formats import write_pairs as _write_pairs
 
 _ABOUT = (  # the help text (kept out of __doc__, which python -OO strips)
@@ -58,6 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--encoding", default="utf-8", metavar="ENC", help="input encoding (default utf-8)"
     )
     p.add_argument("--subcorpus", metavar="NAME", help="subcorpus for pairs whose file names none")
+    add_normalize_option(p)
     p.add_argument(
         "--out-source-text",
         metavar="F",
@@ -71,7 +80,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _read(args: argparse.Namespace) -> list:
+def _read(args: argparse.Namespace, norm: Normalization | None = None) -> list:
     fmt = args.from_fmt
     if args.input == "-":
         if fmt is None:
@@ -82,7 +91,12 @@ def _read(args: argparse.Namespace) -> list:
             )
         data = sys.stdin.buffer.read()
         return parse_pairs(
-            data, fmt, name="<stdin>", encoding=args.encoding, subcorpus=args.subcorpus
+            data,
+            fmt,
+            name="<stdin>",
+            encoding=args.encoding,
+            subcorpus=args.subcorpus,
+            normalize=norm,
         )
     return read_pairs(
         args.input,
@@ -93,6 +107,7 @@ def _read(args: argparse.Namespace) -> list:
         sure_path=args.sure_file,
         subcorpus=args.subcorpus,
         text_format=args.text_format,
+        normalize=norm,
     )
 
 
@@ -103,7 +118,9 @@ def run(args: argparse.Namespace) -> int:
             f"cannot tell the output format from the name; pass --to ({', '.join(FORMATS)})",
             file=args.output,
         )
-    pairs = _read(args)
+    norm = normalization(args)
+    pairs = _read(args, norm)
+    say_normalized(norm)
     out: str | TextIO = args.output
     if args.output == "-":
         sys.stdout.flush()

@@ -1,7 +1,7 @@
 """``fleiss``: Fleiss' κ and Krippendorff's α (nominal) of several annotators (SPEC §6).
 
     python -m alignment_core fleiss FILE1 FILE2 FILE3 ... [--json]
-        [--from FMT] [--source-text F --target-text F] [--encoding ENC]
+        [--from FMT] [--source-text F --target-text F] [--encoding ENC] [--normalize]
 
 One file per annotator. Items are link items: per pair, the union of the links any annotator made
 (all links, identical words included); each annotator labels an item sure, possible or none.

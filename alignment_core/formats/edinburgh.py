@@ -23,6 +23,7 @@ from alignment_core.alignment import AlignedPair, Alignment, AlignmentError
 from alignment_core.formats import textcheck
 from alignment_core.formats._io import BOM, LinkSet, PairCollector, check_tokens, escape_bom
 from alignment_core.formats.errors import FormatError
+from alignment_core.formats.textcheck import Normalization
 
 _ID = re.compile(r"([^\s:-]+)-([^\s:-]+):")
 _LINK = re.compile(r"(\d+)-(\d+)")
@@ -128,8 +129,10 @@ def _pair(obj: Any) -> AlignedPair:
     return pair
 
 
-def _read(text: str, name: str, max_tokens: int | None) -> PairCollector:
-    out = PairCollector(name, max_tokens=max_tokens)
+def _read(
+    text: str, name: str, max_tokens: int | None, normalize: Normalization | None = None
+) -> PairCollector:
+    out = PairCollector(name, max_tokens=max_tokens, normalize=normalize)
     for line, obj in _entries(text, name):
         try:
             pair = _pair(obj)
@@ -146,12 +149,14 @@ def parse(
     sure_name: str = "<sure>",
     *,
     max_tokens: int | None = None,
+    normalize: Normalization | None = None,
 ) -> list[AlignedPair]:
     """Read one file, or combine a sure+possible file (``text``) with its sure-only file."""
-    main = _read(text, name, max_tokens)
+    main = _read(text, name, max_tokens, normalize)
     if sure_text is None:
         return main.pairs
-    sure = _read(sure_text, sure_name, max_tokens)
+    # cleaned alike, counted apart: its tokens are the main file's
+    sure = _read(sure_text, sure_name, max_tokens, Normalization() if normalize else None)
     sure_by_id = {p.id: p for p in sure.pairs}
     for pid, line in sure.lines.items():
         if pid not in main.lines:

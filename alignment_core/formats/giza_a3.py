@@ -28,6 +28,7 @@ from alignment_core.formats._io import (
     split_lines,
 )
 from alignment_core.formats.errors import FormatError
+from alignment_core.formats.textcheck import Normalization
 
 _HEADER = re.compile(r"#\s*sentence\s+pair\s*(?:\(\s*([^()]*?)\s*\)|([^\s()]+))(.*)", re.I)
 _SCORE = re.compile(r"alignment\s+score\s*:\s*(\S+)", re.I)
@@ -84,10 +85,12 @@ def _positions(entries: list[str], word: str, name: str, lineno: int) -> list[tu
     return out
 
 
-def parse(text: str, name: str, *, max_tokens: int | None = None) -> list[AlignedPair]:
+def parse(
+    text: str, name: str, *, max_tokens: int | None = None, normalize: Normalization | None = None
+) -> list[AlignedPair]:
     """Read every record; blank lines between records are ignored."""
     lines = split_lines(text)
-    out = PairCollector(name, max_tokens=max_tokens)
+    out = PairCollector(name, max_tokens=max_tokens, normalize=normalize)
     k = 0
     while k < len(lines):
         if not lines[k].strip():

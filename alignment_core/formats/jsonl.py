@@ -18,6 +18,7 @@ from alignment_core.alignment import AlignedPair, AlignmentError
 from alignment_core.formats import textcheck
 from alignment_core.formats._io import BOM, LinkSet, PairCollector, escape_bom, split_lines
 from alignment_core.formats.errors import FormatError
+from alignment_core.formats.textcheck import Normalization
 
 _KNOWN = frozenset(
     ("id", "subcorpus", "source", "target", "sure", "possible", "annotator", "metadata")
@@ -107,8 +108,10 @@ def pair_from_object(obj: Any) -> AlignedPair:
     return pair
 
 
-def parse(text: str, name: str, *, max_tokens: int | None = None) -> list[AlignedPair]:
-    out = PairCollector(name, max_tokens=max_tokens)
+def parse(
+    text: str, name: str, *, max_tokens: int | None = None, normalize: Normalization | None = None
+) -> list[AlignedPair]:
+    out = PairCollector(name, max_tokens=max_tokens, normalize=normalize)
     for number, pair in iter_pairs(enumerate(split_lines(text), 1), name):
         out.add(pair, number)
     return out.pairs

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from alignment_core.alignment import AlignedPair
 from alignment_core.formats._io import PairCollector
 from alignment_core.formats.errors import FormatError
+from alignment_core.formats.textcheck import Normalization
 
 HEADER = ("Quality", "#1 ID", "#2 ID", "#1 String", "#2 String")
 
@@ -96,10 +97,12 @@ def tokenize(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-def parse_pairs(text: str, name: str, *, max_tokens: int | None = None) -> list[AlignedPair]:
+def parse_pairs(
+    text: str, name: str, *, max_tokens: int | None = None, normalize: Normalization | None = None
+) -> list[AlignedPair]:
     """An MSRP file as sentence pairs to align: id ``#1 ID-#2 ID``, both strings tokenised,
     the Quality (when given) kept in the pair's metadata as ``msrp_quality``."""
-    out = PairCollector(name, max_tokens=max_tokens)
+    out = PairCollector(name, max_tokens=max_tokens, normalize=normalize)
     for k, row in enumerate(parse_msrp(text, name, require_quality=False)):
         metadata = {} if row.quality is None else {QUALITY_KEY: row.quality}
         pair = AlignedPair(

@@ -20,6 +20,7 @@ from alignment_core.formats._io import (
     split_lines,
 )
 from alignment_core.formats.errors import FormatError
+from alignment_core.formats.textcheck import Normalization
 
 _USAGE = "expected 'pairid i j [S|P] [confidence]'"
 
@@ -67,6 +68,7 @@ def parse(
     text_name: str,
     *,
     max_tokens: int | None = None,
+    normalize: Normalization | None = None,
 ) -> list[AlignedPair]:
     """Read links and attach them, by pair id, to ``text_pairs`` (kept in their order)."""
     by_id = {p.id: n for n, p in enumerate(text_pairs)}
@@ -109,7 +111,7 @@ def parse(
             raise FormatError(
                 f"pair {pid!r}: {exc} (0-based; the file says {i} {j})", file=name, line=lineno
             ) from None
-    out = PairCollector(text_name, max_tokens=max_tokens)
+    out = PairCollector(text_name, max_tokens=max_tokens, normalize=normalize)
     for n, pair in enumerate(text_pairs):
         found = links.get(n)
         alignment = found.alignment() if found else LinkSet().alignment()

@@ -21,6 +21,7 @@ from alignment_core.formats._io import (
     split_lines,
 )
 from alignment_core.formats.errors import FormatError
+from alignment_core.formats.textcheck import Normalization
 
 _LINK = re.compile(r"(\d+)([-?p])(\d+)")
 
@@ -32,6 +33,7 @@ def parse(
     text_name: str,
     *,
     max_tokens: int | None = None,
+    normalize: Normalization | None = None,
 ) -> list[AlignedPair]:
     """Attach line n's links to ``text_pairs[n - 1]`` (ids, tokens, subcorpus come from there)."""
     lines = split_lines(text)
@@ -44,7 +46,7 @@ def parse(
             file=name,
             line=min(len(lines), len(text_pairs)) + 1,
         )
-    out = PairCollector(name, max_tokens=max_tokens)
+    out = PairCollector(name, max_tokens=max_tokens, normalize=normalize)
     for k, (line, pair) in enumerate(zip(lines, text_pairs, strict=True)):
         links = LinkSet()
         for tok in line.split():

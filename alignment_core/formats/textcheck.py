@@ -9,6 +9,12 @@ JSON is read strictly: ``NaN`` and ``Infinity`` are not JSON and no database col
 them; nesting is bounded so a hostile file cannot exhaust the interpreter's stack.
 
 Every function returns a reason (``str``) or None; callers add file, line and pair.
+
+Normalisation is offered, never silent: a token with a control character is refused (the
+reason names the option), unless the caller passes a ``Normalization``, which removes control
+characters from inside tokens and puts every token in Unicode NFC, counting what it changed.
+A token made only of control characters is refused all the same: removing it would shift
+the positions of the tokens after it, which links refer to.
 """
 
 from __future__ import annotations
@@ -40,6 +46,13 @@ _INVISIBLE = (
 _INVISIBLE_TOKEN = re.compile(rf"(?:^| ){_INVISIBLE}+(?= |$)")
 
 MAX_JSON_DEPTH = 32  # metadata deeper than this is refused (real metadata is flat)
+
+
+# How a refusal names the way out, on every surface that reads pairs.
+NORMALIZE_HINT = (
+    "the normalize option removes control characters from tokens (--normalize on the command "
+    'line, "normalize": true in the API, "Clean the text" on the Import page)'
+)
 
 
 def _codepoint(ch: str) -> str:
@@ -81,6 +94,13 @@ def tokens_problem(tokens: list[str], side: str) -> str | None:
         return None
     for k, tok in enumerate(tokens):
         if reason := name_problem(tok, f"{side} token {k} ({tok!r})"):
+            if "control character" in reason:
+                if _CONTROL.sub("", tok):
+                    return f"{reason}; {NORMALIZE_HINT}"
+                return (
+                    f"{reason}; the token is only control characters, which no option removes "
+                    "(the tokens after it would shift and the links with them): fix the file"
+                )
             return reason
         if _INVISIBLE_TOKEN.fullmatch(tok):
             chars = ", ".join(sorted({_codepoint(c) for c in tok}))
@@ -89,6 +109,36 @@ def tokens_problem(tokens: list[str], side: str) -> str | None:
                 f"characters ({chars})"
             )
     return None  # pragma: no cover - the joined checks found something a token holds
+
+
+class Normalization:
+    """Token cleaning a reader or an import applies when asked: control characters (C0, DEL,
+    C1) removed from inside tokens, then Unicode NFC. Token counts never change (a token that
+    is only control characters is left as it is, for the checks to refuse). One value counts
+    over every sentence it cleans: ``tokens_changed``, ``pairs_changed``."""
+
+    def __init__(self) -> None:
+        self.tokens_changed = 0
+        self.pairs_changed = 0
+
+    def clean(self, tokens: list[str]) -> list[str]:
+        """``tokens`` cleaned (the same list when nothing changes); counts the tokens."""
+        joined = " ".join(tokens)
+        if not _CONTROL.search(joined) and unicodedata.is_normalized("NFC", joined):
+            return tokens
+        out = []
+        for tok in tokens:
+            new = unicodedata.normalize("NFC", _CONTROL.sub("", tok)) or tok
+            self.tokens_changed += new != tok
+            out.append(new)
+        return out
+
+    def clean_pair(self, source: list[str], target: list[str]) -> tuple[list[str], list[str]]:
+        """Both sides cleaned; a pair with a changed token counts once in ``pairs_changed``."""
+        before = self.tokens_changed
+        cleaned = self.clean(source), self.clean(target)
+        self.pairs_changed += self.tokens_changed != before
+        return cleaned
 
 
 def json_value_problem(value: Any, what: str, *, max_depth: int = MAX_JSON_DEPTH) -> str | None:

@@ -31,6 +31,7 @@ from alignment_core.formats._io import (
     split_lines,
 )
 from alignment_core.formats.errors import FormatError
+from alignment_core.formats.textcheck import Normalization
 
 _ALIASES = {"src": "source", "tgt": "target"}
 _CORE_COLUMNS = ("id", "source", "target")
@@ -57,9 +58,11 @@ def _header(line: str) -> list[str] | None:
     return None
 
 
-def parse_tsv(text: str, name: str, *, max_tokens: int | None = None) -> list[AlignedPair]:
+def parse_tsv(
+    text: str, name: str, *, max_tokens: int | None = None, normalize: Normalization | None = None
+) -> list[AlignedPair]:
     """Read TSV text pairs; blank lines are skipped. See the module docstring for columns."""
-    out = PairCollector(name, max_tokens=max_tokens)
+    out = PairCollector(name, max_tokens=max_tokens, normalize=normalize)
     for number, pair in iter_tsv(enumerate(split_lines(text), 1), name):
         out.add(pair, number)
     return out.pairs
@@ -205,9 +208,11 @@ def format_tsv(pairs: Iterable[AlignedPair]) -> Iterator[str]:
 # -- bitext ---------------------------------------------------------------------------------
 
 
-def parse_bitext(text: str, name: str, *, max_tokens: int | None = None) -> list[AlignedPair]:
+def parse_bitext(
+    text: str, name: str, *, max_tokens: int | None = None, normalize: Normalization | None = None
+) -> list[AlignedPair]:
     """Read ``src ||| tgt`` or ``id ||| src ||| tgt`` lines (the first line sets which)."""
-    out = PairCollector(name, max_tokens=max_tokens)
+    out = PairCollector(name, max_tokens=max_tokens, normalize=normalize)
     parts_expected = 0
     ordinal = 0
     for k, line in enumerate(split_lines(text)):
@@ -253,6 +258,7 @@ def parse_parallel(
     target_name: str,
     *,
     max_tokens: int | None = None,
+    normalize: Normalization | None = None,
 ) -> list[AlignedPair]:
     """Line n of both files is pair n (id ``str(n)``); trailing blank lines are ignored.
 
@@ -262,7 +268,7 @@ def parse_parallel(
     src = drop_trailing_blank(split_lines(source_text))
     tgt = drop_trailing_blank(split_lines(target_text))
     check_same_length(source_name, len(src), target_name, len(tgt), what="sentences")
-    out = PairCollector(source_name, max_tokens=max_tokens)
+    out = PairCollector(source_name, max_tokens=max_tokens, normalize=normalize)
     for k, (s, t) in enumerate(zip(src, tgt, strict=True)):
         for side, sentence, name in (("source", s, source_name), ("target", t, target_name)):
             if not sentence.strip():

@@ -61,6 +61,12 @@ class ImportForm(forms.Form):
     )
     replace_gold = forms.BooleanField(required=False)
     dry_run = forms.BooleanField(required=False, help_text="check and report, write nothing")
+    normalize = forms.BooleanField(
+        required=False,
+        label="Clean the text",
+        help_text="remove control characters (e.g. U+0082) from inside tokens and apply Unicode "
+        "NFC; without it a file with control characters is refused",
+    )
 
     def clean_encoding(self) -> str:
         value = self.cleaned_data.get("encoding") or "utf-8"

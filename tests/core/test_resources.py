@@ -164,6 +164,7 @@ def test_without_npm_the_packages_are_unavailable_and_optional_setup_goes_on(
     with pytest.raises(resources.Unavailable, match="npm not found"):
         install(thesaurus.PACKAGE, folder=tmp_path / "moby", npm=str(tmp_path / "no-npm"))
     monkeypatch.setenv("PATH", str(tmp_path))  # no npm on the PATH
+    monkeypatch.setenv("GRIDALIGN_CACHE", "off")  # the machine's cache would supply them
     folder = ["--folder", str(tmp_path / "res")]
     assert main(["resources", "install", *folder]) == 1
     err = capsys.readouterr().err

@@ -54,6 +54,12 @@ class ImportRequest(serializers.Serializer):
     token_mismatch = ChoiceField(choices=TOKEN_MISMATCH_POLICIES, default="error")
     replace_gold = serializers.BooleanField(default=False)
     dry_run = serializers.BooleanField(default=False)
+    normalize = serializers.BooleanField(
+        default=False,
+        help_text="clean the tokens: remove control characters (e.g. U+0082) from inside them "
+        "and put them in Unicode NFC; the report counts the tokens changed (default: refuse a "
+        "file with control characters)",
+    )
 
     def validate_subcorpus(self, value: str) -> str:
         if problem := subcorpus_problem(value):

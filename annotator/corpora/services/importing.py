@@ -23,7 +23,13 @@ from django.db import transaction
 from django.db.models import Model
 
 from alignment_core import AlignedPair
-from alignment_core.formats import FORMATS, FormatError, guess_format, iter_pair_chunks
+from alignment_core.formats import (
+    FORMATS,
+    FormatError,
+    Normalization,
+    guess_format,
+    iter_pair_chunks,
+)
 from alignment_core.progress import Progress, part, silent
 from annotator.corpora.services.importing_checks import (
     check_pairs,
@@ -400,7 +406,9 @@ class ImportSource:
     ``source_text`` alone as a tsv/bitext/jsonl file, format ``text_format`` or guessed) and
     the target side of ``parallel``; ``sure_path`` is Edinburgh's sure-only file beside its
     sure+poss file. ``annotator`` is the username whose annotations these are (annotator
-    mode; None = the names inside the file).
+    mode; None = the names inside the file). ``normalize``: clean the tokens as they are read
+    (control characters removed, NFC; see ``alignment_core.formats.Normalization``) instead
+    of refusing a file with control characters.
     """
 
     path: str | os.PathLike[str]
@@ -411,22 +419,40 @@ class ImportSource:
     sure_path: str | os.PathLike[str] | None = None
     annotator: str | None = None
     text_format: str | None = None
+    normalize: bool = False
 
 
-def read_source(source: ImportSource, *, max_tokens: int | None = None) -> list[AlignedPair]:
+def read_source(
+    source: ImportSource,
+    *,
+    max_tokens: int | None = None,
+    normalization: Normalization | None = None,
+) -> list[AlignedPair]:
     """Read one file into pairs; any reader error becomes a CorpusImportError (file:line).
-    A sentence longer than ``max_tokens`` (either side) is refused with its line."""
-    return [pair for chunk in SourceChunks(source, max_tokens=max_tokens) for pair in chunk]
+    A sentence longer than ``max_tokens`` (either side) is refused with its line. With
+    ``source.normalize`` the tokens are cleaned, counted in ``normalization`` if given."""
+    chunks = SourceChunks(source, max_tokens=max_tokens, normalization=normalization)
+    return [pair for chunk in chunks for pair in chunk]
 
 
 class SourceChunks:
     """The pairs of one file in chunks of ``settings.IMPORT_CHUNK_PAIRS``
     (``alignment_core.formats.iter_pair_chunks``: jsonl and tsv are read a line at a time,
     other formats whole); any reader error becomes a CorpusImportError (file:line), raised
-    when the chunk holding it is reached. ``fraction()``: the share of the file read so far."""
+    when the chunk holding it is reached. ``fraction()``: the share of the file read so far.
+    With ``source.normalize`` the tokens are cleaned, counted in ``normalization`` if given."""
 
-    def __init__(self, source: ImportSource, *, max_tokens: int | None = None) -> None:
+    def __init__(
+        self,
+        source: ImportSource,
+        *,
+        max_tokens: int | None = None,
+        normalization: Normalization | None = None,
+    ) -> None:
         self.source, self.max_tokens = source, max_tokens
+        if source.normalize and normalization is None:
+            normalization = Normalization()
+        self.normalization = normalization if source.normalize else None
         self._fraction = 0.0
 
     def fraction(self) -> float:
@@ -452,7 +478,7 @@ class SourceChunks:
                 encoding=source.encoding, source_text=source.source_text,
                 target_text=source.target_text, sure_path=source.sure_path,
                 text_format=source.text_format, max_tokens=self.max_tokens,
-                progress=self._read,
+                normalize=self.normalization, progress=self._read,
             )  # fmt: skip
         except FormatError as exc:
             problem = Problem(exc.reason, file=exc.file or name, line=exc.line)
@@ -486,13 +512,14 @@ def import_files(
     if not sources:
         raise ValueError("no files to import")
     tick = progress or silent
+    cleaned = Normalization()  # counts over every file read with normalize
     report = ImportReport(
         load_alignments_as=load_alignments_as, dry_run=dry_run, max_length_ratio=max_length_ratio
     )
     with transaction.atomic():
         for k, source in enumerate(sources):
             share = part(tick, k / len(sources), (k + 1) / len(sources))
-            chunks = SourceChunks(source, max_tokens=project.max_tokens)
+            chunks = SourceChunks(source, max_tokens=project.max_tokens, normalization=cleaned)
             report.merge(
                 import_pair_chunks(
                     project=project,
@@ -509,6 +536,10 @@ def import_files(
                     settle=False,  # once below, for all the files
                 )
             )
+        if any(source.normalize for source in sources):
+            report.normalized = True
+            report.tokens_normalized = cleaned.tokens_changed
+            report.pairs_normalized = cleaned.pairs_changed
         if dry_run:
             transaction.set_rollback(True)
         else:

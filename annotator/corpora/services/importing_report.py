@@ -127,6 +127,10 @@ class ImportReport:
     users_created: list[str] = field(default_factory=list)
     aligner_runs: list[int] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # --normalize / "normalize": tokens cleaned (control characters removed, NFC) as read
+    normalized: bool = False
+    tokens_normalized: int = 0
+    pairs_normalized: int = 0
 
     def add_links(self, sure: int, possible: int, annotator: str | None = None) -> None:
         self.links["sure"] += sure
@@ -147,6 +151,8 @@ class ImportReport:
             "alignments_written",
             "alignments_unchanged",
             "gold_replaced",
+            "tokens_normalized",
+            "pairs_normalized",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.dropped += other.dropped
@@ -162,6 +168,7 @@ class ImportReport:
         self.users_created += [u for u in other.users_created if u not in self.users_created]
         self.aligner_runs += other.aligner_runs
         self.warnings += other.warnings
+        self.normalized = self.normalized or other.normalized
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-able form (what a Job stores as its result)."""
@@ -183,6 +190,11 @@ class ImportReport:
             f"{self.pairs_created} created ({self.trial_pairs_created} trial), "
             f"{self.pairs_matched} already present"
         ]
+        if self.normalized:
+            out.append(
+                f"normalized: {self.tokens_normalized} token(s) cleaned in "
+                f"{self.pairs_normalized} pair(s) (control characters removed, Unicode NFC)"
+            )
         if self.subcorpora_created:
             out.append(f"subcorpora created: {', '.join(self.subcorpora_created)}")
         if self.max_length_ratio is not None:

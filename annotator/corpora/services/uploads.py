@@ -38,6 +38,7 @@ ZIP_LINK_EXTENSIONS = {".pharaoh": "pharaoh", ".naacl": "naacl", ".talp": "phara
 OPTION_NAMES = (
     "format", "encoding", "text_format", "annotator", "load_as", "subcorpus",
     "max_length_ratio", "token_mismatch", "replace_gold", "dry_run",
+    "normalize",
 )  # fmt: skip
 
 
@@ -160,6 +161,7 @@ def import_source(
         sure_path=path("sure_file"),
         annotator=options.get("annotator"),
         text_format=options.get("text_format"),
+        normalize=bool(options.get("normalize")),
     )
 
 

@@ -153,6 +153,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--dry-run", action="store_true", help="check and count everything, write nothing"
         )
+        parser.add_argument(
+            "--normalize",
+            action="store_true",
+            help="clean the tokens: remove control characters (e.g. U+0082) from inside them and "
+            "put them in Unicode NFC; the report counts them (default: refuse such a file)",
+        )
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -176,6 +182,7 @@ class Command(BaseCommand):
                 sure_path=per_file["sure_file"][k],
                 annotator=per_file["annotator"][k],
                 text_format=opts["text_format"],
+                normalize=opts["normalize"],
             )
             for k, path in enumerate(files)
         ]
