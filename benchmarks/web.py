@@ -130,6 +130,30 @@ def timed(fn, *args) -> tuple[float, object]:
     return (time.perf_counter() - t0) * 1000.0, result
 
 
+def profile(folder: str, ids: list[int], get, put) -> None:
+    """pyinstrument over opens (page + data) and saves of pairs the timed loop did not touch,
+    each kind in its own profile (its Python: middleware, views, serializers, JSON)."""
+    from pyinstrument import Profiler
+
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    fresh = ids[-201:-1]
+    work = {
+        "open": lambda a: get(f"/annotate/{a}/"),
+        "data": lambda a: get(f"/api/assignments/{a}/"),
+        "save": lambda a: put(a, 0, [[0, 0, "S"]]),
+    }
+    for name, fn in work.items():
+        profiler = Profiler(interval=0.0002)
+        profiler.start()
+        for assignment_id in fresh:
+            fn(assignment_id)
+        profiler.stop()
+        (out / f"{name}.txt").write_text(profiler.output_text(unicode=True, show_all=False))
+        (out / f"{name}.html").write_text(profiler.output_html())
+    print(f"  profiles of {len(fresh)} opens, data requests and saves in {out}/")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=1000)
@@ -138,6 +162,12 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--queries", action="store_true", help="also print the SQL query count per request"
+    )
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        help="also profile 200 opens and 200 saves with pyinstrument (requirements-bench.txt)"
+        " and write the reports (text and HTML) to DIR",
     )
     args = parser.parse_args()
     server = postgres_server()
@@ -241,6 +271,9 @@ def run(args: argparse.Namespace) -> int:
             with CaptureQueriesContext(connection) as ctx:
                 fn()
             queries[name] = len(ctx.captured_queries)
+
+    if args.profile:
+        profile(args.profile, ids, get, put)
 
     bare95 = percentile(trivial, 0.95)
     anchor95 = percentile(trivial_user, 0.95)
