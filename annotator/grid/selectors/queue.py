@@ -148,29 +148,50 @@ FROM q AS me WHERE me.id = %s
 """
 
 
+# Building that statement through the ORM cost more than running it, so it is built once per
+# kind of queue (and database) with stand-ins for the annotator and the project, which are then
+# swapped for the real ones among its parameters. The stand-ins are ids no row can have.
+_ANNOTATOR, _PROJECT = -732_000_001, -732_000_002
+_PLACE_STATEMENTS: dict[tuple[str, bool | None], tuple[str, tuple[Any, ...]]] = {}
+
+
+def _place_statement(uncertainty_first: bool | None) -> tuple[str, tuple[Any, ...]]:
+    """The queue place's SQL and its parameters but the assignment's id, with the stand-ins."""
+    key = (connection.vendor, uncertainty_first)
+    if key not in _PLACE_STATEMENTS:
+        # The same rows as own_assignments(user=annotator), by id: the user row is not needed.
+        ranked, terms = _queue_terms(
+            Assignment.objects.filter(
+                annotator_id=_ANNOTATOR, withdrawn_at__isnull=True, pair__project_id=_PROJECT
+            ),
+            uncertainty_first=uncertainty_first,
+        )
+        numbered = ranked.annotate(
+            trial=F("pair__is_trial"), rn=Window(RowNumber(), order_by=terms)
+        ).values_list("id", "status", "trial", "rn")
+        queue_sql, queue_params = numbered.query.sql_with_params()
+        submitted = Assignment.Status.SUBMITTED
+        _PLACE_STATEMENTS[key] = (
+            _PLACE_SQL.format(queue=queue_sql),
+            (*queue_params, submitted, submitted, submitted, submitted),
+        )
+    return _PLACE_STATEMENTS[key]
+
+
 def queue_place(*, assignment: Assignment) -> QueuePlace:
     """Position, neighbours and the next pair still to do (after this one, wrapping round to
     the start of the queue), in one query over the annotator's queue in this project that
     answers one row."""
-    # The same rows as own_assignments(user=annotator), by id: the user row is not needed.
-    ranked, terms = _queue_terms(
-        Assignment.objects.filter(
-            annotator_id=assignment.annotator_id,
-            withdrawn_at__isnull=True,
-            pair__project_id=assignment.pair.project_id,
-        ),
-        uncertainty_first=assignment.pair.project.uncertainty_first,
+    # The project's flag when it was read with the pair (else the order asks the database)
+    pair = assignment.pair
+    uncertainty_first = (
+        pair.project.uncertainty_first if type(pair).project.is_cached(pair) else None
     )
-    numbered = ranked.annotate(
-        trial=F("pair__is_trial"), rn=Window(RowNumber(), order_by=terms)
-    ).values_list("id", "status", "trial", "rn")
-    queue_sql, queue_params = numbered.query.sql_with_params()
-    submitted = Assignment.Status.SUBMITTED
+    sql, params = _place_statement(uncertainty_first)
+    values = {_ANNOTATOR: assignment.annotator_id, _PROJECT: pair.project_id}
     with connection.cursor() as cursor:
-        cursor.execute(
-            _PLACE_SQL.format(queue=queue_sql),
-            (*queue_params, submitted, submitted, submitted, submitted, assignment.pk),
-        )
+        bound = [values.get(p, p) if type(p) is int else p for p in params]
+        cursor.execute(sql, [*bound, assignment.pk])
         rn, total, done, following, previous, todo_after, todo_any, trial, trials_todo = (
             cursor.fetchone()
         )
