@@ -2,7 +2,7 @@
 and saving an edit (PUT with the version), beside a trivial Django JSON view.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python benchmarks/web.py \\
-        [--pairs 1000] [--tokens 40] [--requests 300]
+        [--pairs 1000] [--tokens 40] [--requests 300] [--queries] [--no-vacuum] [--profile DIR]
 
 DATABASE_URL names the server (and a database to connect to while creating another): the
 benchmark creates a fresh database ``gridalign_bench_web_<pid>``, migrates it, builds a
@@ -18,6 +18,8 @@ server's own time). Measured over ``--requests`` different pairs:
   posteriors, annotation, queue place: the JSON of ``GET /api/assignments/<id>/``) so the
   browser needs no second request; the data endpoint alone (the API's, and the page's
   fallback) is measured beside it;
+* seed revalidation: ``GET /api/assignments/<id>/seed/`` with the ``If-None-Match`` of an
+  earlier answer (the browser's revalidation of a pair's seed and posteriors: 304);
 * save: ``PUT /api/assignments/<id>/annotation/`` with ``{version, links}`` (an autosave:
   a locked version check, the annotation, a revision, the assignment's activity);
 * anchors, through a temporary URLconf that adds two views to the project's URLs, behind the
@@ -25,7 +27,12 @@ server's own time). Measured over ``--requests`` different pairs:
   reads the session: no query at all), and the same view answering the user's name (the
   session and user lookups every logged-in request pays: two queries).
 
-Goals (issue 7): p95 of open and of save ≤ 3× the trivial view's p95, and save p95 ≤ 30 ms.
+The tables are vacuumed and analysed after the build, as an import or a seeding of that size
+leaves them (``--no-vacuum``: straight after the bulk insert, with no planner statistics).
+``--profile DIR`` also profiles 200 opens, data requests and saves with pyinstrument
+(``requirements-bench.txt``).
+
+Goals (issue 7, issue 32): p95 of open and of save ≤ 3× the trivial view's p95, and save p95 ≤ 30 ms.
 The ratios are printed against both anchors; the verdict uses the logged-in one, since every
 grid request is a logged-in one (against a view that touches no database, 3× is under 2 ms,
 less than one PostgreSQL commit).
@@ -130,6 +137,30 @@ def timed(fn, *args) -> tuple[float, object]:
     return (time.perf_counter() - t0) * 1000.0, result
 
 
+def profile(folder: str, ids: list[int], get, put) -> None:
+    """pyinstrument over opens (page + data) and saves of pairs the timed loop did not touch,
+    each kind in its own profile (its Python: middleware, views, serializers, JSON)."""
+    from pyinstrument import Profiler
+
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    fresh = ids[-201:-1]
+    work = {
+        "open": lambda a: get(f"/annotate/{a}/"),
+        "data": lambda a: get(f"/api/assignments/{a}/"),
+        "save": lambda a: put(a, 0, [[0, 0, "S"]]),
+    }
+    for name, fn in work.items():
+        profiler = Profiler(interval=0.0002)
+        profiler.start()
+        for assignment_id in fresh:
+            fn(assignment_id)
+        profiler.stop()
+        (out / f"{name}.txt").write_text(profiler.output_text(unicode=True, show_all=False))
+        (out / f"{name}.html").write_text(profiler.output_html())
+    print(f"  profiles of {len(fresh)} opens, data requests and saves in {out}/")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=1000)
@@ -138,6 +169,17 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--queries", action="store_true", help="also print the SQL query count per request"
+    )
+    parser.add_argument(
+        "--no-vacuum",
+        action="store_true",
+        help="measure straight after the bulk insert (no VACUUM (ANALYZE): no planner statistics)",
+    )
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        help="also profile 200 opens and 200 saves with pyinstrument (requirements-bench.txt)"
+        " and write the reports (text and HTML) to DIR",
     )
     args = parser.parse_args()
     server = postgres_server()
@@ -177,6 +219,11 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     user, ids = build(args.pairs, args.tokens, args.seed)
     t_build = time.perf_counter() - t0
+    if not args.no_vacuum:  # what an import or a seeding of this size leaves (settle_tables)
+        from annotator.corpora.services.maintenance import settle_tables
+        from annotator.models import Assignment, SeedAlignment, SentencePair
+
+        assert settle_tables(models=[SentencePair, SeedAlignment, Assignment])
 
     client = Client()
     client.force_login(user)
@@ -205,7 +252,12 @@ def run(args: argparse.Namespace) -> int:
     state = get(f"/api/assignments/{warm}/").json()
     put(warm, 0, state["seed"]["links"])
 
-    trivial, trivial_user, page, data, saved = [], [], [], [], []
+    def revalidate(assignment_id: int, etag: str):
+        response = client.get(f"/api/assignments/{assignment_id}/seed/", HTTP_IF_NONE_MATCH=etag)
+        assert response.status_code == 304, (assignment_id, response.status_code)
+        return response
+
+    trivial, trivial_user, page, data, saved, seed304 = [], [], [], [], [], []
     for assignment_id in sample:
         trivial.append(timed(get, "/bench/trivial/")[0])
         trivial_user.append(timed(get, "/bench/trivial-user/")[0])
@@ -213,6 +265,8 @@ def run(args: argparse.Namespace) -> int:
         t_data, response = timed(get, f"/api/assignments/{assignment_id}/")
         page.append(t_page)
         data.append(t_data)
+        etag = get(f"/api/assignments/{assignment_id}/seed/")["ETag"]
+        seed304.append(timed(revalidate, assignment_id, etag)[0])
         body = response.json()
         links = body["seed"]["links"] + [[1, 0, "P"]]
         version = 0
@@ -242,12 +296,16 @@ def run(args: argparse.Namespace) -> int:
                 fn()
             queries[name] = len(ctx.captured_queries)
 
+    if args.profile:
+        profile(args.profile, ids, get, put)
+
     bare95 = percentile(trivial, 0.95)
     anchor95 = percentile(trivial_user, 0.95)
     print(
         f"web benchmark: PostgreSQL, {args.pairs:,} pairs of {args.tokens}×{args.tokens} tokens "
         f"with seeds and posteriors (built in {t_build:.1f} s); {len(sample)} pairs opened, "
-        f"{len(saved)} saves; Django test Client in-process, logged-in session; "
+        f"{len(saved)} saves; tables {'as inserted' if args.no_vacuum else 'vacuumed'}; "
+        f"Django test Client in-process, logged-in session; "
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
     )
     print(f"  {'':36} {'p50 ms':>8} {'p95 ms':>8} {'/ logged-in':>12} {'/ bare':>8}")
@@ -264,6 +322,7 @@ def run(args: argparse.Namespace) -> int:
     row("anchor: trivial JSON view, logged-in", trivial_user)
     open95 = row("open: GET /annotate/<id>/ (with data)", page)
     row("  data alone GET /api/assignments/<id>/", data)
+    row("  seed revalidated GET .../seed/ (304)", seed304)
     save95 = row("save: PUT .../annotation/", saved)
     if queries:
         print("  SQL queries per request: " + ", ".join(f"{k} {v}" for k, v in queries.items()))

@@ -17,12 +17,17 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Max, OuterRef, Subquery
 from django.utils import timezone
 
 from annotator.discussions.services import post_message
 from annotator.gold.services.gold import gold_from_single_submission
-from annotator.grid.selectors.assignments import AnnotationState, annotation_state, starting_seed
+from annotator.grid.selectors.assignments import (
+    AnnotationState,
+    annotation_state,
+    current_annotation,
+    starting_seed,
+)
 from annotator.links import parse_links, to_alignment
 from annotator.models import Annotation, AnnotationRevision, Assignment
 
@@ -106,13 +111,13 @@ def edits_from_seed(links: list[list[Any]], seed_links: list[list[Any]]) -> int:
     return len(to_alignment(links).all_links ^ to_alignment(seed_links).all_links)
 
 
-def _elapsed_seconds(*, user: Any, now: datetime) -> float:
+def _elapsed_seconds(last_activity: datetime | None, now: datetime) -> float:
     """Seconds since this annotator's previous save or opening of a pair (any pair: two tabs
-    do not count twice), capped at ANNOTATION_IDLE_CAP so an idle tab does not count hours."""
-    last = Assignment.objects.filter(annotator=user).aggregate(last=Max("last_activity_at"))
-    if last["last"] is None:
+    do not count twice; ``last_activity``, read with the locked row), capped at
+    ANNOTATION_IDLE_CAP so an idle tab does not count hours."""
+    if last_activity is None:
         return 0.0
-    gap = (now - last["last"]).total_seconds()
+    gap = (now - last_activity).total_seconds()
     return float(min(max(gap, 0.0), settings.ANNOTATION_IDLE_CAP))
 
 
@@ -128,30 +133,50 @@ def save_annotation(
     """Save ``links`` as the annotator's alignment of the pair, based on ``base_version``
     (0 if never saved). Raises InvalidLinks, StaleVersion, AlreadySubmitted or
     NotYourAssignment, having written nothing. ``kind`` is ``autosave`` or ``submit``; a
-    submit also marks the assignment submitted."""
+    submit also marks the assignment submitted. ``assignment`` is brought up to date."""
+    _check_owner(assignment, user)
+    result = save_own_annotation(
+        assignment_id=assignment.pk,
+        user=user,
+        links=links,
+        base_version=base_version,
+        kind=kind,
+        now=now,
+    )
+    for field in ("last_activity_at", "started_at", "status", "submitted_at", "seed_id"):
+        setattr(assignment, field, getattr(result.assignment, field))
+    return SaveResult(annotation=result.annotation, revision=result.revision, assignment=assignment)
+
+
+def save_own_annotation(
+    *,
+    assignment_id: int,
+    user: Any,
+    links: Any,
+    base_version: int,
+    kind: str = AnnotationRevision.Kind.AUTOSAVE,
+    now: datetime | None = None,
+) -> SaveResult:
+    """:func:`save_annotation` of ``user``'s own assignment ``assignment_id`` (NotYourAssignment
+    when it is not theirs or was withdrawn): the API's save, which reads the assignment only
+    once, locked, with everything the save needs (issue 32)."""
     if kind not in (AnnotationRevision.Kind.AUTOSAVE, AnnotationRevision.Kind.SUBMIT):
         raise ValueError(f"an annotator's save is an autosave or a submit, not {kind!r}")
-    _check_owner(assignment, user)
-    pair = assignment.pair
     try:
-        stored_links = parse_links(links, *pair.shape).to_links()
-    except ValidationError as exc:
-        raise InvalidLinks(exc.messages) from None
-
-    try:
-        return _save_locked(assignment, user, stored_links, base_version, kind, now)
+        return _save_locked(assignment_id, user, links, base_version, kind, now)
     except IntegrityError:
         # Without row locks (SQLite) a concurrent save can reach the unique (annotation,
         # version) constraint first; that is the same conflict as a stale version.
+        assignment = Assignment.objects.select_related("seed").get(pk=assignment_id)
         raise StaleVersion(
             based_on=base_version, current=annotation_state(assignment=assignment)
         ) from None
 
 
 def _save_locked(
-    assignment: Assignment,
+    assignment_id: int,
     user: Any,
-    stored_links: list[list[Any]],
+    links: Any,
     base_version: int,
     kind: str,
     now: datetime | None,
@@ -159,11 +184,9 @@ def _save_locked(
     with transaction.atomic():
         # The row lock serialises saves of one assignment: a second save based on the same
         # version waits here, then sees the new version and is refused.
-        # The annotation and the seed's links come with the locked row (one query, not three);
-        # only the assignment row is locked.
-        locked, annotation = _lock_for_save(assignment, base_version)
+        locked, annotation, stored_links = _lock_for_save(assignment_id, user, links, base_version)
         now = now or timezone.now()
-        elapsed = _elapsed_seconds(user=user, now=now)
+        elapsed = _elapsed_seconds(locked.user_last_activity, now)
         if locked.seed_id is None and annotation is None:
             seed = starting_seed(assignment=locked)
             locked.seed = seed
@@ -174,6 +197,7 @@ def _save_locked(
         else:
             annotation.links, annotation.version = stored_links, annotation.version + 1
         annotation.save()
+        locked.annotation = annotation  # what a read after the save (trial feedback) sees
         revision = AnnotationRevision.objects.create(
             annotation=annotation,
             version=annotation.version,
@@ -187,39 +211,46 @@ def _save_locked(
         _mark_activity(locked, kind=kind, now=now)
         if kind == AnnotationRevision.Kind.SUBMIT:
             _after_submit(locked)
-
-    for field in ("last_activity_at", "started_at", "status", "submitted_at", "seed_id"):
-        setattr(assignment, field, getattr(locked, field))
-    return SaveResult(annotation=annotation, revision=revision, assignment=assignment)
+    return SaveResult(annotation=annotation, revision=revision, assignment=locked)
 
 
 def _lock_for_save(
-    assignment: Assignment, base_version: int
-) -> tuple[Assignment, Annotation | None]:
-    """Lock the assignment's row and check a save may go on: still the annotator's, not
-    submitted, and based on the current version (else the matching AnnotationError)."""
-    # The row lock serialises saves of one assignment: a second save based on the same
-    # version waits here, then sees the new version and is refused.
-    # The annotation and the seed's links come with the locked row (one query, not three);
-    # only the assignment row is locked.
+    assignment_id: int, user: Any, links: Any, base_version: int
+) -> tuple[Assignment, Annotation | None, list[list[Any]]]:
+    """Lock the assignment's row and check a save may go on: the user's own and not withdrawn,
+    links that fit the pair, not submitted, and based on the current version (else the
+    matching AnnotationError). Answers the locked row, its annotation and the links to store.
+
+    One query reads the row with its pair (the shape), its annotation, its seed's links and
+    the annotator's latest activity on any pair (time spent); only the assignment's row is
+    locked."""
+    latest = (
+        Assignment.objects.filter(annotator_id=OuterRef("annotator_id"))
+        .values("annotator_id")
+        .annotate(latest=Max("last_activity_at"))
+        .values("latest")
+    )
     locked = (
         Assignment.objects.select_for_update(of=_LOCK_OF)
-        .select_related("annotation", "seed")
+        .select_related("pair", "annotation", "seed")
         .defer("seed__posteriors")
-        .get(pk=assignment.pk)
+        .annotate(user_last_activity=Subquery(latest))
+        .filter(pk=assignment_id, annotator_id=getattr(user, "pk", None), withdrawn_at=None)
+        .first()
     )
-    if locked.withdrawn_at is not None:
+    if locked is None:
         raise NotYourAssignment()
+    try:
+        stored_links = parse_links(links, *locked.pair.shape).to_links()
+    except ValidationError as exc:
+        raise InvalidLinks(exc.messages) from None
     if locked.status == Assignment.Status.SUBMITTED:
         raise AlreadySubmitted()
-    try:
-        annotation = locked.annotation
-    except Annotation.DoesNotExist:
-        annotation = None
+    annotation = current_annotation(assignment=locked)
     current = annotation.version if annotation else 0
     if base_version != current:
         raise StaleVersion(based_on=base_version, current=annotation_state(assignment=locked))
-    return locked, annotation
+    return locked, annotation, stored_links
 
 
 def _mark_activity(locked: Assignment, *, kind: str, now: datetime) -> None:

@@ -23,9 +23,15 @@ _UNCERTAINTY_FIRST = Q(
 )
 
 
-def uncertainty_order(assignments: QuerySet[Assignment]) -> tuple[QuerySet[Assignment], list[Any]]:
+def uncertainty_order(
+    assignments: QuerySet[Assignment], *, uncertainty_first: bool | None = None
+) -> tuple[QuerySet[Assignment], list[Any]]:
     """``assignments`` annotated for the uncertainty-first order, and the ``order_by`` terms
-    to place after the queue's own rank (before the import position)."""
+    to place after the queue's own rank (before the import position). ``uncertainty_first``:
+    the flag of the one project all ``assignments`` belong to, when the caller knows it; False
+    leaves the order as it is (no join to the project and the seeds, the same order)."""
+    if uncertainty_first is False:
+        return assignments, []
     annotated = assignments.annotate(
         uncertainty_rank=Case(
             When(_UNCERTAINTY_FIRST, then=Value(1)), default=Value(0), output_field=IntegerField()

@@ -18,10 +18,14 @@ from __future__ import annotations
 from typing import Any
 
 import django_filters
+from django.http.response import HttpResponseBase
 from django.urls import reverse
+from django.utils.cache import get_conditional_response
+from django.utils.http import http_date
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -29,10 +33,22 @@ from rest_framework.response import Response
 
 from annotator.grid import services as annotation_services
 from annotator.grid.api.assignments_schema import documented
-from annotator.grid.selectors.assignments import annotation_state, own_assignments, trial_feedback
-from annotator.grid.selectors.grid import flag_data, grid_payload, page_url
+from annotator.grid.selectors.assignments import (
+    GRID_RELATED,
+    annotation_state,
+    get_own_assignment,
+    own_assignments,
+    trial_feedback,
+)
+from annotator.grid.selectors.grid import (
+    flag_data,
+    grid_payload,
+    page_url,
+    seed_data,
+    seed_validator,
+)
 from annotator.grid.selectors.queue import order_queue, queue_place
-from annotator.models import Assignment
+from annotator.models import AnnotationRevision, Assignment
 
 # --- serializers -------------------------------------------------------------------------
 
@@ -83,6 +99,11 @@ class PosteriorsSerializer(serializers.Serializer):
     cols = serializers.IntegerField()
     scale = serializers.IntegerField()
     data = serializers.CharField(help_text="base64 of rows×cols bytes, row-major, p≈byte/scale")
+
+
+class SeedDataSerializer(serializers.Serializer):
+    seed = SeedSerializer(allow_null=True)
+    posteriors = PosteriorsSerializer(allow_null=True)
 
 
 class QueuePlaceSerializer(serializers.Serializer):
@@ -209,6 +230,17 @@ class AssignmentPagination(PageNumberPagination):
     max_page_size = 1000
 
 
+NOT_FOUND = "No Assignment matches the given query."  # what DRF's get_object answers
+
+
+def _assignment_id(pk: str) -> int:
+    """The URL's id as a number; anything else names no assignment (404)."""
+    try:
+        return int(pk)
+    except ValueError:
+        raise NotFound(NOT_FOUND) from None
+
+
 def _error(message: str, code: int, **extra: Any) -> Response:
     return Response({"error": message, **extra}, status=code)
 
@@ -224,6 +256,7 @@ def _error(message: str, code: int, **extra: Any) -> Response:
     links_error=LinksErrorSerializer,
     save_result=SaveResultSerializer,
     submit_result=SubmitResultSerializer,
+    seed_data=SeedDataSerializer,
 )
 class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """The requesting annotator's own assignments and the grid's saves."""
@@ -241,11 +274,22 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         assignments = own_assignments(user=self.request.user)
         if self.action in self.WRITE_ACTIONS and self.request.method != "GET":
             return assignments.select_related("pair")
-        assignments = assignments.select_related("pair", "pair__subcorpus", "seed")
         if self.action == "list":
-            return order_queue(assignments)
-        # the seed's posterior matrix is read through its cache (selectors/grid.py)
-        return assignments.defer("seed__posteriors")
+            return order_queue(assignments.select_related("pair", "pair__subcorpus"))
+        # the grid's data: everything it shows, read with the assignment in one query
+        return assignments.select_related(*GRID_RELATED)
+
+    def get_object(self) -> Assignment:
+        """The grid's reads (detail, open) take the assignment with everything the grid shows
+        from one selector query; the queue list's filters do not apply to one assignment."""
+        if self.action not in ("retrieve", "open"):
+            return super().get_object()
+        assignment = get_own_assignment(
+            assignment_id=_assignment_id(self.kwargs["pk"]), user=self.request.user
+        )
+        if assignment is None:
+            raise NotFound(NOT_FOUND)
+        return assignment
 
     @extend_schema(responses=AssignmentDetailSerializer)
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -261,6 +305,25 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         annotation_services.open_assignment(assignment=assignment, user=request.user)
         return Response(AssignmentDetailSerializer(grid_payload(assignment=assignment)).data)
 
+    @action(detail=True, methods=["get"])
+    def seed(self, request: Request, pk: str | None = None) -> HttpResponseBase:
+        """The seed the pair starts from and its posteriors, validated: an ``ETag`` and a
+        ``Last-Modified`` that change with the aligner run, ``Cache-Control: private,
+        no-cache``, so a browser keeps the answer and revalidates it, and a request whose
+        ``If-None-Match`` (or ``If-Modified-Since``) still holds is answered 304 after one
+        query (issue 32)."""
+        validator = seed_validator(assignment_id=_assignment_id(pk or ""), user=request.user)
+        if validator is None:
+            raise NotFound(NOT_FOUND)
+        response = get_conditional_response(
+            request, etag=validator.etag, last_modified=validator.last_modified
+        ) or Response(SeedDataSerializer(seed_data(validator=validator)).data)
+        response["ETag"] = validator.etag
+        if validator.last_modified is not None:
+            response["Last-Modified"] = http_date(validator.last_modified)
+        response["Cache-Control"] = "private, no-cache"
+        return response
+
     def _save_input(self, request: Request) -> tuple[int, Any] | Response:
         body = AnnotationInputSerializer(data=request.data)
         if not body.is_valid():
@@ -268,16 +331,23 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         return body.validated_data["version"], body.validated_data["links"]
 
     def _save(self, request: Request, *, submit: bool) -> Response | annotation_services.SaveResult:
-        assignment = self.get_object()
+        # No get_object(): the save reads the assignment once, locked and scoped to the user
+        # (not theirs, withdrawn or no such id: 404 as for every other action)
         parsed = self._save_input(request)
         if isinstance(parsed, Response):
             return parsed
         version, links = parsed
-        save = (
-            annotation_services.submit_annotation if submit else annotation_services.save_annotation
-        )
+        kind = AnnotationRevision.Kind.SUBMIT if submit else AnnotationRevision.Kind.AUTOSAVE
         try:
-            return save(assignment=assignment, user=request.user, links=links, base_version=version)
+            return annotation_services.save_own_annotation(
+                assignment_id=_assignment_id(self.kwargs["pk"]),
+                user=request.user,
+                links=links,
+                base_version=version,
+                kind=kind,
+            )
+        except annotation_services.NotYourAssignment:
+            raise NotFound(NOT_FOUND) from None
         except annotation_services.StaleVersion as exc:
             return _error(str(exc), 409, current=exc.current.as_dict())
         except annotation_services.InvalidLinks as exc:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from drf_spectacular.utils import (
     OpenApiExample,
+    OpenApiParameter,
     OpenApiResponse,
     extend_schema,
     extend_schema_view,
@@ -112,6 +113,7 @@ def documented(
     links_error: type,
     save_result: type,
     submit_result: type,
+    seed_data: type,
 ) -> Callable[[type], type]:
     """``@extend_schema_view`` for the grid's viewset: summaries, examples and every error
     answer of its endpoints, decorating the one real viewset (the serializers come in as
@@ -162,6 +164,30 @@ def documented(
                 OpenApiExample("Submit", value=EDIT, request_only=True),
                 *_ok("Submitted", {**submitted, "feedback": None}),
             ],
+        ),
+        seed=extend_schema(
+            summary="The seed my pair starts from and its posteriors, with an ETag: 304 when "
+            "If-None-Match still holds (a new aligner run changes it)",
+            request=None,
+            parameters=[
+                OpenApiParameter(
+                    "If-None-Match",
+                    str,
+                    OpenApiParameter.HEADER,
+                    description="The ETag of an earlier answer: 304, no body, while it holds",
+                ),
+                OpenApiParameter(
+                    "If-Modified-Since",
+                    str,
+                    OpenApiParameter.HEADER,
+                    description="The Last-Modified of an earlier answer (HTTP date)",
+                ),
+            ],
+            responses=answers(
+                OpenApiResponse(seed_data, description="Headers ETag, Last-Modified"),
+                {304: OpenApiResponse(description="Not modified: the stored answer holds")},
+            ),
+            examples=_ok("Seed", {"seed": DETAIL["seed"], "posteriors": DETAIL["posteriors"]}),
         ),
         open=extend_schema(
             summary="Open the pair as the grid page does (records the opening); answers "

@@ -6,12 +6,20 @@ the seed and its posteriors, the annotator's current alignment, their place in t
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from django.core.cache import cache
+from django.db.models import BigIntegerField, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 
-from annotator.grid.selectors.assignments import annotation_state, starting_seed, trial_feedback
+from annotator.grid.selectors.assignments import (
+    annotation_state,
+    own_assignments,
+    starting_seed,
+    trial_feedback,
+)
 from annotator.grid.selectors.queue import queue_place
 from annotator.models import POSTERIOR_SCALE, Assignment, SeedAlignment
 from annotator.projects.selectors.projects import pair_data
@@ -23,30 +31,14 @@ def flag_data(assignment: Assignment) -> dict[str, str] | None:
     return {"reason": assignment.flag, "note": assignment.flag_note}
 
 
-# A seed is never edited after it is written (models/seeding.py), so its posterior matrix as
-# the grid's JSON is computed once per seed and kept in Django's cache: an opening reads the
-# seed row without its N×M bytes (``defer``), and only a cache miss loads them. The key names
-# the row's identity and its creation time (ids of rolled-back rows can come back in SQLite).
-POSTERIORS_CACHE_SECONDS = 7 * 24 * 3600
-_NONE = "none"
-
-
-def _posteriors_key(seed: SeedAlignment) -> str:
-    stamp = seed.created_at.timestamp() if seed.created_at else 0
-    return f"grid:posteriors:{seed.pk}:{seed.pair_id}:{seed.aligner_run_id}:{stamp}"
-
-
 def posteriors_data(seed: SeedAlignment | None, rows: int, cols: int) -> dict[str, Any] | None:
     """The seed's posterior matrix as stored (N×M bytes, row-major), base64 for JSON; None when
-    there is none or it does not fit the pair. Cached per seed (see above)."""
+    there is none or it does not fit the pair. The grid reads the seed row with its assignment
+    (one query), matrix included: reading it apart, or through a per-process cache that missed
+    on most first openings, cost a query more than it saved (issue 32)."""
     if seed is None:
         return None
-    key = _posteriors_key(seed)
-    cached = cache.get(key)
-    if cached is None:
-        cached = _posteriors_json(seed.posteriors, rows, cols) or _NONE
-        cache.set(key, cached, POSTERIORS_CACHE_SECONDS)
-    return None if cached == _NONE else cached
+    return _posteriors_json(seed.posteriors, rows, cols)
 
 
 def _posteriors_json(posteriors: Any, rows: int, cols: int) -> dict[str, Any] | None:
@@ -60,6 +52,66 @@ def _posteriors_json(posteriors: Any, rows: int, cols: int) -> dict[str, Any] | 
         "cols": cols,
         "scale": POSTERIOR_SCALE,
         "data": base64.b64encode(raw).decode("ascii"),
+    }
+
+
+@dataclass(frozen=True)
+class SeedValidator:
+    """What a pair's seed is known by, for HTTP revalidation: the seed the assignment starts
+    from (the recorded one, else the pair's latest), its aligner run and when it was written.
+    A seed is never edited after it is written (models/seeding.py): a new aligner run writes
+    new seeds, so these change exactly when the seed and its posteriors can."""
+
+    seed_id: int | None
+    aligner_run_id: int | None
+    created_at: datetime | None
+
+    @property
+    def etag(self) -> str:
+        if self.seed_id is None:
+            return '"seed-none"'
+        # the creation time too: SQLite can give a rolled-back row's id to the next row
+        stamp = self.created_at.timestamp() if self.created_at else 0
+        return f'"seed-{self.seed_id}-run-{self.aligner_run_id}-{stamp:.6f}"'
+
+    @property
+    def last_modified(self) -> int | None:
+        return int(self.created_at.timestamp()) if self.created_at else None
+
+
+def seed_validator(*, assignment_id: int, user: Any) -> SeedValidator | None:
+    """The validator of the seed ``user``'s own assignment starts from, in ONE query (all that
+    a revalidation answered 304 costs); None when the assignment is not theirs (404)."""
+    latest = SeedAlignment.objects.filter(pair_id=OuterRef("pair_id")).order_by("-id")
+    ids = BigIntegerField()
+    row = (
+        own_assignments(user=user)
+        .filter(pk=assignment_id)
+        .annotate(
+            seed_pk=Coalesce("seed_id", Subquery(latest.values("id")[:1]), output_field=ids),
+            seed_run=Coalesce(
+                "seed__aligner_run_id",
+                Subquery(latest.values("aligner_run_id")[:1]),
+                output_field=ids,
+            ),
+            seed_made=Coalesce("seed__created_at", Subquery(latest.values("created_at")[:1])),
+        )
+        .values_list("seed_pk", "seed_run", "seed_made")
+        .first()
+    )
+    return None if row is None else SeedValidator(*row)
+
+
+def seed_data(*, validator: SeedValidator) -> dict[str, Any]:
+    """The seed the validator names, as the grid's JSON: its links and aligner run, and its
+    posterior matrix (as in :func:`grid_data`)."""
+    if validator.seed_id is None:
+        return {"seed": None, "posteriors": None}
+    seed = SeedAlignment.objects.select_related("pair").get(pk=validator.seed_id)
+    rows, cols = seed.pair.shape
+    return {
+        "seed": {"links": seed.links, "aligner_run": seed.aligner_run_id},
+        "posteriors": posteriors_data(seed, rows, cols),
     }
 
 

@@ -11,7 +11,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
+from django.db import connection
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Value,
+    When,
+    Window,
+)
+from django.db.models.functions import RowNumber
 
 from annotator.grid.selectors.assignments import own_assignments
 from annotator.models import Assignment, Project
@@ -20,10 +34,11 @@ from annotator.seeding.selectors import uncertainty_order
 STATUSES = tuple(Assignment.Status.values)
 
 
-def order_queue(assignments: QuerySet[Assignment]) -> QuerySet[Assignment]:
-    """``assignments`` in queue order: per project, trial pairs first while the annotator still
-    has unsubmitted trial pairs there (the trial set trains them before real work), then by the
-    pair's import position. Works on any annotator's / project's rows."""
+def _queue_terms(
+    assignments: QuerySet[Assignment], *, uncertainty_first: bool | None = None
+) -> tuple[QuerySet[Assignment], list[Any]]:
+    """``assignments`` annotated with the queue's ranks, and the terms of the queue order
+    (``uncertainty_first``: the project's flag, when all rows are of one known project)."""
     trials_pending = Assignment.objects.filter(
         annotator_id=OuterRef("annotator_id"),
         pair__project_id=OuterRef("pair__project_id"),
@@ -37,10 +52,17 @@ def order_queue(assignments: QuerySet[Assignment]) -> QuerySet[Assignment]:
             output_field=IntegerField(),
         )
     )
-    ranked, uncertain = uncertainty_order(ranked)  # Project.uncertainty_first (issue 11)
-    return ranked.order_by(
-        "pair__project_id", "queue_rank", *uncertain, "pair__position", "pair_id"
-    )
+    # Project.uncertainty_first (issue 11)
+    ranked, uncertain = uncertainty_order(ranked, uncertainty_first=uncertainty_first)
+    return ranked, ["pair__project_id", "queue_rank", *uncertain, "pair__position", "pair_id"]
+
+
+def order_queue(assignments: QuerySet[Assignment]) -> QuerySet[Assignment]:
+    """``assignments`` in queue order: per project, trial pairs first while the annotator still
+    has unsubmitted trial pairs there (the trial set trains them before real work), then by the
+    pair's import position. Works on any annotator's / project's rows."""
+    ranked, terms = _queue_terms(assignments)
+    return ranked.order_by(*terms)
 
 
 def project_queue(
@@ -107,36 +129,84 @@ class QueuePlace:
         }
 
 
+# One row about one assignment out of its whole queue, computed by the database: the queue is
+# numbered in queue order (a window), then the assignment's row, its neighbours, the counts and
+# the next pair still to do are picked out of it. Reading the whole queue into Python instead
+# cost most of an opening's time on a 1,000-pair queue (issue 32).
+_PLACE_SQL = """
+WITH q AS ({queue})
+SELECT me.rn,
+       (SELECT COUNT(*) FROM q),
+       (SELECT COUNT(*) FROM q WHERE q.status = %s),
+       (SELECT q.id FROM q WHERE q.rn = me.rn + 1),
+       (SELECT q.id FROM q WHERE q.rn = me.rn - 1),
+       (SELECT q.id FROM q WHERE q.status <> %s AND q.rn > me.rn ORDER BY q.rn LIMIT 1),
+       (SELECT q.id FROM q WHERE q.status <> %s AND q.rn <> me.rn ORDER BY q.rn LIMIT 1),
+       me.trial,
+       EXISTS (SELECT 1 FROM q WHERE q.status <> %s AND q.trial)
+FROM q AS me WHERE me.id = %s
+"""
+
+
+# Building that statement through the ORM cost more than running it, so it is built once per
+# kind of queue (and database) with stand-ins for the annotator and the project, which are then
+# swapped for the real ones among its parameters. The stand-ins are ids no row can have.
+_ANNOTATOR, _PROJECT = -732_000_001, -732_000_002
+_PLACE_STATEMENTS: dict[tuple[str, bool | None], tuple[str, tuple[Any, ...]]] = {}
+
+
+def _place_statement(uncertainty_first: bool | None) -> tuple[str, tuple[Any, ...]]:
+    """The queue place's SQL and its parameters but the assignment's id, with the stand-ins."""
+    key = (connection.vendor, uncertainty_first)
+    if key not in _PLACE_STATEMENTS:
+        # The same rows as own_assignments(user=annotator), by id: the user row is not needed.
+        ranked, terms = _queue_terms(
+            Assignment.objects.filter(
+                annotator_id=_ANNOTATOR, withdrawn_at__isnull=True, pair__project_id=_PROJECT
+            ),
+            uncertainty_first=uncertainty_first,
+        )
+        numbered = ranked.annotate(
+            trial=F("pair__is_trial"), rn=Window(RowNumber(), order_by=terms)
+        ).values_list("id", "status", "trial", "rn")
+        queue_sql, queue_params = numbered.query.sql_with_params()
+        submitted = Assignment.Status.SUBMITTED
+        _PLACE_STATEMENTS[key] = (
+            _PLACE_SQL.format(queue=queue_sql),
+            (*queue_params, submitted, submitted, submitted, submitted),
+        )
+    return _PLACE_STATEMENTS[key]
+
+
 def queue_place(*, assignment: Assignment) -> QueuePlace:
     """Position, neighbours and the next pair still to do (after this one, wrapping round to
-    the start of the queue), in one query over the annotator's queue in this project."""
-    # The same rows as own_assignments(user=annotator), by id: the user row is not needed.
-    rows = list(
-        order_queue(
-            Assignment.objects.filter(
-                annotator_id=assignment.annotator_id,
-                withdrawn_at__isnull=True,
-                pair__project_id=assignment.pair.project_id,
-            )
-        ).values_list("id", "status", "pair__is_trial")
+    the start of the queue), in one query over the annotator's queue in this project that
+    answers one row."""
+    # The project's flag when it was read with the pair (else the order asks the database)
+    pair = assignment.pair
+    uncertainty_first = (
+        pair.project.uncertainty_first if type(pair).project.is_cached(pair) else None
     )
-    ids = [row[0] for row in rows]
-    index = ids.index(assignment.pk)
-    todo = [n for n, (_, status, _) in enumerate(rows) if status != Assignment.Status.SUBMITTED]
-    after = [n for n in todo if n > index] or [n for n in todo if n != index]
-    if rows[index][2] and not any(rows[n][2] for n in todo):
-        # A trial pair once the trial set is done (this submit may just have finished it): the
-        # trial block stood before all other work, so what follows it is the first pair still
-        # to do in the order the queue page now lists, not the pair after the trial pair's own
-        # import position (issue 31, defect 5).
-        after = [n for n in todo if n != index]
+    sql, params = _place_statement(uncertainty_first)
+    values = {_ANNOTATOR: assignment.annotator_id, _PROJECT: pair.project_id}
+    with connection.cursor() as cursor:
+        bound = [values.get(p, p) if type(p) is int else p for p in params]
+        cursor.execute(sql, [*bound, assignment.pk])
+        rn, total, done, following, previous, todo_after, todo_any, trial, trials_todo = (
+            cursor.fetchone()
+        )
+    # After a trial pair once the trial set is done (this submit may just have finished it),
+    # the trial block stood before all other work: what follows it is the first pair still to
+    # do in the order the queue page now lists, not the pair after the trial pair's own import
+    # position (issue 31, defect 5).
+    after = todo_any if trial and not trials_todo else (todo_after or todo_any)
     return QueuePlace(
-        position=index + 1,
-        total=len(rows),
-        submitted=len(rows) - len(todo),
-        next=ids[index + 1] if index + 1 < len(ids) else None,
-        previous=ids[index - 1] if index > 0 else None,
-        next_unsubmitted=ids[after[0]] if after else None,
+        position=rn,
+        total=total,
+        submitted=done,
+        next=following,
+        previous=previous,
+        next_unsubmitted=after,
     )
 
 
