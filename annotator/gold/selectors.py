@@ -159,6 +159,15 @@ def pairs_to_adjudicate(*, project: Project) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+def pending_review(*, pair: SentencePair) -> GoldReview | None:
+    """The pair's single-annotator submission waiting in the review queue, if any."""
+    return (
+        GoldReview.objects.filter(pair=pair, status=GoldReview.Status.PENDING)
+        .select_related("assignment__annotator")
+        .first()
+    )
+
+
 def review_queue(*, project: Project) -> list[Any]:
     """The project's pending single-annotator submissions, oldest first (the review queue).
     Each carries ``current_gold`` (the pair's gold, or None) and ``difference``: how the

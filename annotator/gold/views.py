@@ -31,6 +31,7 @@ def adjudicate_page(request: HttpRequest, project: Project, pair_id: int) -> Htt
         "payload": adjudication_payload(pair=pair),
         "api_url": reverse("api-pair-gold", args=[project.pk, pair.pk]),
         "next_url": _next_to_adjudicate(project, pair),
+        "pending_review": adjudication_selectors.pending_review(pair=pair),
     }
     return render(request, "annotator/lead_adjudicate.html", context)
 

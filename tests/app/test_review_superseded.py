@@ -37,7 +37,11 @@ def test_links_difference_counts_added_removed_changed_and_fewer():
 
 def test_adjudicating_a_pair_supersedes_its_pending_review(pair, annotator, lead, client_for):
     review = pending(pair, annotator, [[0, 0, "S"]])
+    page = reverse("project-adjudicate", args=[pair.project_id, pair.pk])
+    html = client_for(lead).get(page).content.decode()
+    assert "annotator_user's submission of this pair waits in the" in html  # says so first
     adjudicate(pair=pair, links=[[1, 1, "S"]], adjudicator=lead, version=0)
+    assert 'data-testid="pending-review"' not in client_for(lead).get(page).content.decode()
     review.refresh_from_db()
     assert review.status == "superseded" and review.decided_by == lead and review.decided_at
     queue = client_for(lead).get(reverse("project-review-queue", args=[pair.project_id]))

@@ -43,6 +43,9 @@ def pages(project, assignment, pair, job) -> list[tuple[str, str, str]]:
         "project-settings",
         "project-documents",
         "project-import",
+        "project-export",
+        "project-review-queue",
+        "project-discussions",
     ):
         out.append(("lead", name, reverse(name, args=[p])))
     out += [

@@ -82,3 +82,51 @@ def test_adjudication_opens_on_gold_asks_before_replacing_it_and_saves_and_moves
     assert gold.version == 2 and gold.links == [[1, 1, "S"]]
     assert gold.revisions.get(version=1).links == GOLD  # the replaced gold is kept
     context.close()
+
+
+def test_accepting_a_review_over_different_gold_asks_and_no_writes_nothing(
+    live_server, chromium_browser, django_user_model
+):
+    """The review queue's "Accept as gold" over different gold asks first (issue 31); "no"
+    keeps the gold; "yes" replaces it (the old version stays in the history)."""
+    from playwright.sync_api import expect
+
+    from annotator.grid.services import submit_annotation
+    from tests.browser import log_in
+
+    project = Project.objects.create(name="Review safety", single_gold_policy="review")
+    lead = django_user_model.objects.create_user("reviewlead", password=PASSWORD)
+    Membership.objects.create(project=project, user=lead, role="lead")
+    ann = django_user_model.objects.create_user("reviewann", password=PASSWORD)
+    pair = SentencePair.objects.create(
+        project=project, external_id="r-1", position=1,
+        source_tokens=["the", "cat", "sat", "down"], target_tokens=["a", "cat", "was", "seated"],
+    )  # fmt: skip
+    set_gold(pair=pair, links=GOLD, origin="imported")
+    a = Assignment.objects.create(pair=pair, annotator=ann)
+    submit_annotation(assignment=a, user=ann, links=[[1, 1, "S"]], base_version=0)
+
+    page = log_in(chromium_browser, live_server.url, "reviewlead", PASSWORD, 1024, 700)
+    page.goto(f"{live_server.url}/projects/{project.pk}/review/")
+    row = page.locator("tr", has_text="r-1")
+    expect(row).to_contain_text("differs")
+    questions: list[str] = []
+
+    def say_no(dialog):
+        questions.append(dialog.message)
+        dialog.dismiss()
+
+    page.once("dialog", say_no)
+    row.get_by_role("button", name="Accept as gold").click()
+    expect(row).to_be_visible()
+    assert "replaces gold v1 (4 links, imported)" in questions[0]
+    assert "3 FEWER links" in questions[0]
+    assert GoldAlignment.objects.get(pair=pair).version == 1  # nothing written
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    row.get_by_role("button", name="Accept as gold").click()
+    expect(page.locator(".message").first).to_contain_text("r-1 accepted as gold")
+    gold = GoldAlignment.objects.get(pair=pair)
+    assert (gold.version, gold.links, gold.origin) == (2, [[1, 1, "S"]], "single")
+    assert gold.revisions.get(version=1).links == GOLD
+    page.context.close()
