@@ -180,8 +180,8 @@ def import_pair_chunks(
     """``import_pairs`` of one input that arrives in ``chunks`` (``iter_pair_chunks``): each
     chunk is checked, matched and written in turn, all in ONE transaction, so a bad line in a
     late chunk leaves nothing written, and memory holds one chunk. ``read_fraction()``, if
-    given, says how much of the input the chunks read so far cover (for progress). On
-    PostgreSQL the written tables are analysed once the first chunk is written, if more follow,
+    given, says how much of the input the chunks read so far cover (for progress). The
+    written tables are analysed once the first chunk is written, if more follow,
     so the later chunks' lookups of stored pairs use their indexes. Options as ``import_pairs``."""
     name = source_name or "<input>"
     _check_options(load_alignments_as, on_token_mismatch, max_length_ratio, subcorpus, annotator)

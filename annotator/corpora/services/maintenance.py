@@ -55,14 +55,21 @@ def settle_after_commit(*, models: Iterable[type[Model]], rows: int) -> bool:
 
 
 def analyze_tables(*, models: Iterable[type[Model]], using: str = "default") -> bool:
-    """``ANALYZE`` the tables of ``models`` now, inside the current transaction (PostgreSQL
-    only; returns whether it ran). An import read in chunks does so after its first chunk: the
-    planner then knows the tables hold rows, and the next chunks' lookups of stored pairs use
-    the indexes rather than scanning. ANALYZE counts the transaction's own new rows."""
+    """``ANALYZE`` the tables of ``models`` now, inside the current transaction (PostgreSQL and
+    SQLite; returns whether it ran). An import read in chunks does so after its first chunk:
+    the planner then knows the tables hold rows, and the next chunks' lookups of stored pairs
+    by external id use the unique (project, external id) index: without statistics SQLite
+    picks the (project, subcorpus) index for them (EXPLAIN QUERY PLAN) and walks every pair of
+    the project. Both count the transaction's own new rows; SQLite's statistics roll back
+    with it."""
     connection = connections[using]
-    if connection.vendor != "postgresql":
+    if connection.vendor not in ("postgresql", "sqlite"):
         return False
     tables = sorted({connection.ops.quote_name(m._meta.db_table) for m in models})
     with connection.cursor() as cursor:
-        cursor.execute(f"ANALYZE {', '.join(tables)}")
+        if connection.vendor == "postgresql":
+            cursor.execute(f"ANALYZE {', '.join(tables)}")
+        else:  # SQLite analyses one table (or index) a statement
+            for table in tables:
+                cursor.execute(f"ANALYZE {table}")
     return True
