@@ -53,3 +53,33 @@ def test_normalize_cleans_and_reports(api, project, lead):
     assert pairs["n1"].source_tokens == ["the", "Cafe"]
     assert pairs["n2"].source_tokens == ["n\u00e9", "here"]
     assert [link[:2] for link in GoldAlignment.objects.get(pair=pairs["n1"]).links] == [[1, 1]]
+
+
+# -- evaluate: the system's file is read the same way ------------------------------------------
+
+SYSTEM = json.dumps({"id": "p1", "source": ["the", "c\u0082at", "sat"],
+                     "target": ["a", "cat", "was", "sitting"], "sure": [[1, 1]]}) + "\n"  # fmt: skip
+
+
+def evaluate(client, project, **options):
+    return client.post(
+        f"/api/projects/{project.pk}/evaluate/",
+        {"file": upload("system.jsonl", SYSTEM), **options},
+        format="multipart",
+    )
+
+
+def test_evaluate_refuses_then_normalizes(api, project, lead, corpus, tmp_path):
+    from django.core.management import CommandError, call_command
+
+    refused = evaluate(api(lead), project)
+    assert refused.status_code == 400 and "--normalize" in refused.json()["error"]
+    result = evaluate(api(lead), project, normalize="true")
+    assert result.status_code == 200, result.content
+    assert result.json()["pairs"] == 1  # the cleaned "cat" matches the gold's tokens
+
+    path = tmp_path / "system.jsonl"
+    path.write_text(SYSTEM, encoding="utf-8")
+    with pytest.raises(CommandError, match="--normalize"):
+        call_command("evaluate", str(path), "--project", project.name)
+    call_command("evaluate", str(path), "--project", project.name, "--normalize")

@@ -44,6 +44,11 @@ class EvaluateRequest(serializers.Serializer):
         "tsv/bitext/jsonl file alone). Default: the project's gold pairs in export order",
     )
     target_text = serializers.FileField(required=False)
+    normalize = serializers.BooleanField(
+        default=False,
+        help_text="clean the tokens: remove control characters (e.g. U+0082) from inside them "
+        "and put them in Unicode NFC (default: refuse a file with control characters)",
+    )
 
 
 FIGURES = {"precision_sure": 0.91, "recall_sure": 0.84, "f1": 0.874}
@@ -108,6 +113,7 @@ class EvaluateView(APIView):
             encoding=data["encoding"],
             source_text=(src.name, src.read()) if src is not None else None,
             target_text=(tgt.name, tgt.read()) if tgt is not None else None,
+            normalize=data["normalize"],
         )
         try:  # a FormatError (file, line, reason) is a 400 too (errors.py)
             result = evaluate_file(

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from alignment_core import AlignedPair
-from alignment_core.formats import FORMATS, guess_format, parse_pairs
+from alignment_core.formats import FORMATS, Normalization, guess_format, parse_pairs
 from annotator.corpora.services.export import gold_pairs
 from annotator.models import Project, SentencePair
 
@@ -156,7 +156,8 @@ def _match_to_gold(
 class SystemFile:
     """A system's alignment file as the API receives it or the command reads it: its name
     (for the format and for messages), its bytes and, for pharaoh/naacl, its text files as
-    ``(name, bytes)``."""
+    ``(name, bytes)``. ``normalize``: clean the tokens as they are read (control characters
+    removed, NFC) instead of refusing a file with control characters."""
 
     name: str
     data: bytes
@@ -164,6 +165,7 @@ class SystemFile:
     encoding: str = "utf-8"
     source_text: tuple[str, bytes] | None = None
     target_text: tuple[str, bytes] | None = None
+    normalize: bool = False
 
 
 class EvaluationRefused(ValueError):
@@ -187,7 +189,8 @@ def evaluate_file(
     if not info.carries_alignment:
         raise EvaluationRefused(f"format: {fmt} files hold no alignments")
     gold = gold_for_evaluation(project=project)
-    kwargs: dict[str, Any] = {"name": file.name, "encoding": file.encoding}
+    norm = Normalization() if file.normalize else None
+    kwargs: dict[str, Any] = {"name": file.name, "encoding": file.encoding, "normalize": norm}
     src, tgt = file.source_text, file.target_text
     if info.needs_text:
         if src is not None and tgt is not None:
@@ -196,7 +199,7 @@ def evaluate_file(
         elif src is not None:
             text_fmt = guess_format(src[0]) or "tsv"
             kwargs["text_pairs"] = parse_pairs(
-                src[1], text_fmt, name=src[0], encoding=file.encoding
+                src[1], text_fmt, name=src[0], encoding=file.encoding, normalize=norm
             )
             kwargs["text_name"] = src[0]
         elif tgt is not None:

@@ -39,6 +39,11 @@ class Command(BaseCommand):
         parser.add_argument("--source-text", metavar="F")
         parser.add_argument("--target-text", metavar="F")
         parser.add_argument("--encoding", default="utf-8")
+        parser.add_argument(
+            "--normalize",
+            action="store_true",
+            help="clean the tokens: remove control characters from inside them, Unicode NFC",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         project = Project.objects.filter(name=opts["project"]).first()
@@ -61,6 +66,7 @@ class Command(BaseCommand):
             encoding=opts["encoding"],
             source_text=read(opts["source_text"]),
             target_text=read(opts["target_text"]),
+            normalize=opts["normalize"],
         )
         try:
             result = evaluate_file(
