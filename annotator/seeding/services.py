@@ -1,11 +1,14 @@
 """Seeding a project with the aligner's links (issue 4 §6), their posteriors (issue 7 §6), and
-seeds that learn from the annotators (issue 11).
+seeds that learn from the annotators (issue 11), and the built-in English model (issue 34).
 
 Trains on all the project's pairs and writes one SeedAlignment per pair under a new AlignerRun.
 With at least ``MIN_GOLD_PAIRS`` gold pairs (and ``use_gold``) the seeds come from the
 supervised link model (``alignment_core.aligner.link_model``: the HMM's evidence read by a
 classifier trained on the project's gold; sure and possible links); with less, from the HMM
-alone, the gold as observed counts. The job result names the model used and, for the
+alone, the gold as observed counts — or, for an English project (declared, else told from its
+text), from the built-in English paraphrase model (``alignment_core.aligner.builtin``), which
+also pools with the supervised model once there is gold. A project that is not English seeds
+as before and its result says why the built-in model was not used. The job result names the model used and, for the
 supervised one, its cross-validated figures on the project's own gold. Each seed stores its
 cell probabilities and its ``uncertainty`` (summed cell entropy per token; the
 uncertainty-first queue orders by it).
@@ -24,6 +27,8 @@ from typing import Any
 from django.db import transaction
 
 from alignment_core.aligner import AlignerConfig
+from alignment_core.aligner.builtin import load_builtin
+from alignment_core.aligner.language import english_verdict
 from alignment_core.aligner.link_model import (
     EVIDENCE_KEYS,
     MIN_GOLD_PAIRS,
@@ -77,6 +82,7 @@ def seed_project(
 
     cfg = AlignerConfig(**{"identity_lexicon": project.monolingual, **(config or {})})
     lcfg = LinkModelConfig(min_gold_pairs=min_gold_pairs)
+    builtin, not_english = _builtin_for(project, sentences)
     report(0.01, f"training on {len(pairs)} pairs ({len(gold)} hand-aligned)")
     model = train_seed_model(
         sentences,
@@ -85,11 +91,15 @@ def seed_project(
         link_config=lcfg,
         resources=installed_resources(),
         progress=part(report, 0.01, _TRAIN_SHARE),
+        builtin=builtin,
     )
     report(_TRAIN_SHARE, "aligning")
     evidence = {key: model.info.get(key) for key in EVIDENCE_KEYS}
+    evidence.update(_builtin_notes(model, not_english))
     if model.kind == "supervised":
         note = f"supervised link model on {len(gold)} gold pairs"
+    elif model.kind == "builtin":
+        note = f"built-in English model {model.info['builtin_version']}"
     else:
         note = "retrained with gold" if gold else "unsupervised"
 
@@ -114,6 +124,27 @@ def seed_project(
     counts = {"pairs": len(pairs), "gold_pairs": len(gold), "links": links}
     counts.update(assignments_reseeded=reseeded, assignments_kept=kept)
     return _seed_summary(run=run, model=model, note=note, counts=counts, evidence=evidence)
+
+
+def _builtin_for(project: Project, sentences: list) -> tuple[Any, str | None]:
+    """The built-in English model when the project is English (its declared languages, else
+    its text: ``aligner.language``), else None and the reason."""
+    english, how = english_verdict(sentences, project.source_language, project.target_language)
+    if not english:
+        return None, f"the project is not English ({how})"
+    return load_builtin(), None
+
+
+def _builtin_notes(model: Any, not_english: str | None) -> dict[str, Any]:
+    """What the job result says of the built-in model: its version and weight when it seeded
+    or pooled, else why it was not used."""
+    if model.info.get("builtin_version"):
+        return {
+            "builtin_version": model.info["builtin_version"],
+            "builtin_weight": model.info.get("builtin_weight"),
+        }
+    why = not_english or model.info.get("builtin_not_used")
+    return {"builtin_not_used": why} if why else {}
 
 
 def _gold_by_index(project: Project, pairs: list[tuple]) -> dict[int, Any]:
