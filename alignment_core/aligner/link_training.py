@@ -132,6 +132,9 @@ def train_seed_model(
         tags=use.tags,
         threshold=fitted.threshold,
     )
+    # out of fold, per gold cell: the link probability, the label and the cell's gold pair
+    # (what a threshold is chosen on; ``builtin_build`` reads it)
+    model.out_of_fold = (fitted.oof, cells.linked, cells.grid.pair)
     if pooled is not None and pooled.weight is not None:
         model.builtin, model.builtin_weight = builtin, pooled.weight
         model.builtin_columns, model.threshold = pooled.columns, pooled.threshold

@@ -72,6 +72,7 @@ class SeedModel:
         self.builtin = builtin
         self.builtin_weight = builtin_weight
         self.builtin_columns = builtin_columns
+        self.out_of_fold: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def predict(self, pairs: TokenPairs) -> tuple[list[Alignment], list[np.ndarray]]:
         """Alignments (sure and possible links) and N×M float32 link probabilities, per pair.
