@@ -3,7 +3,13 @@
 little of it; otherwise the unsupervised HMM's evidence on the gold pairs' cells
 (``GoldCells``), the columns the gold and the outside resources add (``_input_columns``), the
 classifier stages fitted fold by fold (``_FoldFitter``, ``_fit_stages``), and a second round on
-the model's own links (``_count_own_links``)."""
+the model's own links (``_count_own_links``).
+
+The built-in English model (``aligner.builtin``; given as ``builtin``, for English pairs):
+with too little gold it seeds instead of the HMM (``kind == "builtin"``, ``_builtin_alone``);
+with enough, it pools with the model trained on the gold, its weight chosen by
+cross-validation (``_pooled``, ``info["builtin_weight"]``). When it cannot read the inputs (a
+resource missing or off) it is not used, and ``info["builtin_not_used"]`` says why."""
 
 from __future__ import annotations
 
@@ -83,30 +89,16 @@ def train_seed_model(
     the HMM's intersection on the same pairs (``info["cv_hmm"]``). Otherwise the HMM alone.
     ``resources``: the outside resources the model may read (those ``link_config`` turns on);
     None reads none. ``progress(fraction, message)`` is called as work advances (fraction 0–1).
-
-    ``builtin`` (``aligner.builtin``, for English pairs): with too little gold it seeds
-    instead of the HMM (``kind == "builtin"``); with enough, it pools with the model trained
-    on the gold, the weight chosen by cross-validation (``info["builtin_weight"]``). When it
-    cannot read the inputs (a resource missing or off) it is not used, and
-    ``info["builtin_not_used"]`` says why.
+    ``builtin``: the built-in English model (for English pairs; see the module notes).
     """
     cfg = config or AlignerConfig()
     lcfg = link_config or LinkModelConfig()
     report = progress or silent
     gold = _checked_gold(pairs, gold)
     every = resources or SeedResources()
-    builtin_problem = None
-    if builtin is not None and len(gold) < lcfg.min_gold_pairs:
-        builtin_problem = builtin.unusable(input_names(BUILTIN_LINK_CONFIG, every))
-        if builtin_problem is None:
-            return _builtin_alone(pairs, gold, cfg, lcfg, every, builtin, report)
     if len(gold) < lcfg.min_gold_pairs:
-        model = _hmm_alone(pairs, gold, cfg, lcfg, report)
-        if builtin_problem:
-            model.info["builtin_not_used"] = builtin_problem
-        return model
+        return _too_little_gold(pairs, gold, cfg, lcfg, every, builtin, report)
     use = every.used_by(lcfg.wordnet, lcfg.vectors, lcfg.thesaurus, lcfg.tags)
-
     hmm = _train_hmm(pairs, cfg, None, report, 0.6)
     report(0.6, f"features of {len(gold)} gold pairs")
     stats = TokenStats(pairs)
@@ -132,18 +124,20 @@ def train_seed_model(
         tags=use.tags,
         threshold=fitted.threshold,
     )
-    # out of fold, per gold cell: the link probability, the label and the cell's gold pair
-    # (what a threshold is chosen on; ``builtin_build`` reads it)
-    model.out_of_fold = (fitted.oof, cells.linked, cells.grid.pair)
-    if pooled is not None and pooled.weight is not None:
-        model.builtin, model.builtin_weight = builtin, pooled.weight
-        model.builtin_columns, model.threshold = pooled.columns, pooled.threshold
+    _pool_with(model, pooled, builtin)
+    model.out_of_fold = (fitted.oof, cells.linked, cells.grid.pair)  # see SeedModel
     own = _count_own_links(model, pairs, gold, seen, stats, cfg, lcfg, report)
     report(1.0, "trained")
     model.info = _supervised_info(len(cells.index), fitted, own, lcfg, use)
-    if pooled is not None:
-        model.info.update(pooled.info(builtin))
+    model.info.update(pooled.info(builtin) if pooled is not None else {})
     return model
+
+
+def _pool_with(model: SeedModel, pooled: _Pooled | None, builtin: BuiltinModel | None) -> None:
+    """The model pools with the built-in one as ``pooled`` chose (when it may)."""
+    if pooled is not None and pooled.weight is not None:
+        model.builtin, model.builtin_weight = builtin, pooled.weight
+        model.builtin_columns, model.threshold = pooled.columns, pooled.threshold
 
 
 @dataclass
@@ -230,6 +224,20 @@ def _builtin_alone(pairs, gold, cfg, lcfg, resources: SeedResources, builtin, re
             **{k: note(True, getattr(use, k)) for k in EVIDENCE_KEYS},
         },
     )
+
+
+def _too_little_gold(pairs, gold, cfg, lcfg, every: SeedResources, builtin, report) -> SeedModel:
+    """The built-in model when there is one and it can read its inputs; else the HMM alone
+    (saying why the built-in model was not used, when there was one)."""
+    problem = None
+    if builtin is not None:
+        problem = builtin.unusable(input_names(BUILTIN_LINK_CONFIG, every))
+        if problem is None:
+            return _builtin_alone(pairs, gold, cfg, lcfg, every, builtin, report)
+    model = _hmm_alone(pairs, gold, cfg, lcfg, report)
+    if problem:
+        model.info["builtin_not_used"] = problem
+    return model
 
 
 def _supervised_info(n_gold: int, fitted, own: list, lcfg, use: SeedResources) -> dict:

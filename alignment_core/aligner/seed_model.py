@@ -72,6 +72,8 @@ class SeedModel:
         self.builtin = builtin
         self.builtin_weight = builtin_weight
         self.builtin_columns = builtin_columns
+        # a supervised model's out-of-fold link probability, label and gold pair per gold
+        # cell (what a threshold is chosen on: ``builtin_build`` reads it)
         self.out_of_fold: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def predict(self, pairs: TokenPairs) -> tuple[list[Alignment], list[np.ndarray]]:

@@ -39,6 +39,16 @@ def uncertainty_order(assignments: QuerySet[Assignment]) -> tuple[QuerySet[Assig
     return annotated, ["uncertainty_rank", F("uncertainty_key").desc(nulls_last=True)]
 
 
+def _pooling_words(result: Mapping[str, Any]) -> list[str]:
+    """What a supervised seed result says of pooling with the built-in English model."""
+    if not result.get("builtin_weight"):
+        return []
+    return [
+        f"Pooled with the built-in English model {result.get('builtin_version')} at weight "
+        f"{result['builtin_weight']} (chosen by cross-validation)."
+    ]
+
+
 def seed_result_summary(result: Mapping[str, Any]) -> str | None:
     """A seed job's result (``seeding.services.seed_project``) in words, for the lead: which
     model seeded, how it did in cross-validation on the project's own gold beside the HMM
@@ -77,11 +87,7 @@ def seed_result_summary(result: Mapping[str, Any]) -> str | None:
                 if cv.get(key) is not None
             ]
             words.append(line + ("; " + ", ".join(scores) if scores else "") + ".")
-        if result.get("builtin_weight"):
-            words.append(
-                f"Pooled with the built-in English model {result.get('builtin_version')} at "
-                f"weight {result['builtin_weight']} (chosen by cross-validation)."
-            )
+        words += _pooling_words(result)
         counted = result.get("pseudo_gold_pairs")
         if counted:
             words.append(

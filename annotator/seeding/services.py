@@ -96,12 +96,7 @@ def seed_project(
     report(_TRAIN_SHARE, "aligning")
     evidence = {key: model.info.get(key) for key in EVIDENCE_KEYS}
     evidence.update(_builtin_notes(model, not_english))
-    if model.kind == "supervised":
-        note = f"supervised link model on {len(gold)} gold pairs"
-    elif model.kind == "builtin":
-        note = f"built-in English model {model.info['builtin_version']}"
-    else:
-        note = "retrained with gold" if gold else "unsupervised"
+    note = _model_note(model, len(gold))
 
     with transaction.atomic():
         run = AlignerRun.objects.create(
@@ -124,6 +119,15 @@ def seed_project(
     counts = {"pairs": len(pairs), "gold_pairs": len(gold), "links": links}
     counts.update(assignments_reseeded=reseeded, assignments_kept=kept)
     return _seed_summary(run=run, model=model, note=note, counts=counts, evidence=evidence)
+
+
+def _model_note(model: Any, n_gold: int) -> str:
+    """The aligner run's note: which model seeded."""
+    if model.kind == "supervised":
+        return f"supervised link model on {n_gold} gold pairs"
+    if model.kind == "builtin":
+        return f"built-in English model {model.info['builtin_version']}"
+    return "retrained with gold" if n_gold else "unsupervised"
 
 
 def _builtin_for(project: Project, sentences: list) -> tuple[Any, str | None]:
