@@ -4,6 +4,15 @@ model against the HMM, in annotators' edits per pair.
     .venv/bin/python benchmarks/seed_learning.py [--data DIR] [--sizes 0,50,100,300,all]
         [--msr-folds 2] [--no-msr] [--seed 0] [--spread 3] [--json OUT]
     .venv/bin/python benchmarks/seed_learning.py [--data DIR] --fresh 3
+    .venv/bin/python benchmarks/seed_learning.py [--data DIR] --builtin [--spread 3] [--no-curve]
+
+``--builtin`` (issue 34): the built-in English model (``alignment_core.aligner.builtin``) with
+zero project gold — edits/pair and F1 on Edinburgh++ test (it was built on the train split
+only) and on MSR RTE2 dev against each annotator, beside the HMM in the same run and GIZA++'s
+figure from the issue — for the shipped model and, for the spread, models built the same way
+with the next ``--spread`` − 1 seeds; its load time; and the learning curve on MSR RTE2 dev
+(annotator A, 2-fold cross-validation: 0/20/50/100/300/all of the other fold's pairs as the
+project's gold), pooled with the built-in model against the project's gold alone.
 
 Edinburgh++ (test split): the aligner trains on the sentences of all 1,020 pairs; the gold is
 a seeded random subset of the 714 *train* pairs (0, 50, 100, 300, all); the threshold is tuned
@@ -338,6 +347,131 @@ def fresh(root: Path, runs: int, seed: int) -> dict[str, Any]:
     return found
 
 
+# --- issue 34: the built-in English model (``--builtin``) ---------------------------------
+GIZA_EDITS = 7.14  # GIZA++ intersection on Edinburgh++ test (the issue's table)
+GIZA_NONIDENT_F1 = 0.454  # its non-identical F1 there (the data README; recall on sure)
+GOAL_BUILTIN_EDITS = 5.2
+GOAL_MSR_GAIN = 0.10
+CURVE_SIZES = ("0", "20", "50", "100", "300", "all")
+
+
+def builtin_zero_gold(root: Path, models: dict[str, Any]) -> dict[str, Any]:
+    """Zero project gold: the built-in model(s) against the HMM on Edinburgh++ test (the
+    aligner trains on all 1,020 pairs' sentences) and on MSR RTE2 dev, per annotator (each on
+    its own tokenisation)."""
+    out: dict[str, Any] = {}
+    train_pairs, test_pairs, sentences = edinburgh_corpus(root / "edinburgh")
+    test_idx = list(range(len(train_pairs), len(sentences)))
+    print(f"\nZero project gold, Edinburgh++ test ({len(test_pairs)} pairs; GIZA++ from the issue)")
+    print(HEADER)
+    hmm = figures(test_pairs, run_hmm(sentences, {}, test_idx))
+    print(row("HMM intersection, unsupervised (anchor)", hmm))
+    print(
+        f"  {'GIZA++ intersection (issue)':<44}{GIZA_EDITS:>8.2f}{'-':>9}{GIZA_NONIDENT_F1:>10.3f}"
+    )
+    out["edinburgh"] = {"hmm": hmm}
+    for name, model in models.items():
+        got = run_builtin(sentences, test_idx, model)
+        f = figures(test_pairs, got)
+        out["edinburgh"][name] = f
+        print(
+            row(
+                f"built-in {name}",
+                f,
+                f"ratio to HMM {f['edits_per_pair'] / hmm['edits_per_pair']:.3f}",
+            )
+        )
+    for annotator in "ABC":
+        pairs = read_pairs(root / "msr-rte2-dev" / f"RTE2_dev_{annotator}.align.txt", "giza-a3")
+        s = [(p.source, p.target) for p in pairs]
+        every = list(range(len(pairs)))
+        hmm = figures(pairs, run_hmm(s, {}, every))
+        print(f"\nZero project gold, MSR RTE2 dev, annotator {annotator} ({len(pairs)} pairs)")
+        print(HEADER)
+        print(row("HMM intersection, unsupervised (anchor)", hmm))
+        out[f"msr_{annotator}"] = {"hmm": hmm}
+        for name, model in models.items():
+            f = figures(pairs, run_builtin(s, every, model))
+            gain = 1 - f["edits_per_pair"] / hmm["edits_per_pair"]
+            out[f"msr_{annotator}"][name] = {**f, "fewer_edits_than_hmm": gain}
+            print(row(f"built-in {name}", f, f"{gain:+.1%} fewer edits than the HMM"))
+    return out
+
+
+def run_builtin(sentences: list, align_idx: Sequence[int], model) -> list[Alignment]:
+    seeded = train_seed_model(sentences, {}, resources=installed_resources(), builtin=model)
+    assert seeded.kind == "builtin", seeded.info
+    return seeded.align([sentences[i] for i in align_idx])
+
+
+def builtin_curve(root: Path, model, seed: int, folds: int = 2) -> dict[str, Any]:
+    """Learning curve on MSR RTE2 dev (annotator A), by ``folds``-fold cross-validation: the
+    project gold is the first n pairs (a seeded order) of the other folds; the fold is scored.
+    Pooled with the built-in model against the project's gold alone (0 gold: the built-in
+    model against the HMM)."""
+    pairs = read_pairs(root / "msr-rte2-dev" / "RTE2_dev_A.align.txt", "giza-a3")
+    sentences = [(p.source, p.target) for p in pairs]
+    fold = np.random.default_rng(seed).permutation(len(pairs)) % folds
+    print(f"\nLearning curve, MSR RTE2 dev, annotator A, {folds}-fold CV (fold seed {seed})")
+    print(f"  {'project gold pairs':<20}{'pooled':>10}{'weights':>14}{'project only':>14}")
+    out: dict[str, Any] = {}
+    for size in CURVE_SIZES:
+        got: dict[str, dict[int, Alignment]] = {"pooled": {}, "own": {}}
+        weights = []
+        for k in range(folds):
+            pool = np.flatnonzero(fold != k)
+            n = len(pool) if size == "all" else int(size)
+            gold = {int(i): pairs[i].alignment for i in pool[:n]}
+            scored = [int(i) for i in np.flatnonzero(fold == k)]
+            for name, builtin in (("pooled", model), ("own", None)):
+                m = train_seed_model(sentences, gold, resources=installed_resources(),
+                                     link_config=LinkModelConfig(seed=seed), builtin=builtin)  # fmt: skip
+                got[name].update(zip(scored, m.align([sentences[i] for i in scored]), strict=True))
+                if builtin is not None:
+                    weights.append(m.info.get("builtin_weight"))
+        order = sorted(got["own"])
+        f = {
+            name: figures([pairs[i] for i in order], [a[i] for i in order])
+            for name, a in got.items()
+        }
+        label = f"{size} (of {len(pool)})" if size == "all" else size
+        print(f"  {label:<20}{f['pooled']['edits_per_pair']:>10.2f}{'/'.join(map(str, weights)):>14}"
+              f"{f['own']['edits_per_pair']:>14.2f}")  # fmt: skip
+        out[size] = {"pooled": f["pooled"], "project_only": f["own"], "weights": weights}
+    return out
+
+
+def builtin_benchmark(root: Path, spread: int, seed: int, curve: bool) -> dict[str, Any]:
+    """The issue-34 figures: load time, zero-gold tables (the shipped model and, for the
+    spread, models built with other seeds), and the learning curve."""
+    import sklearn.ensemble  # noqa: F401 - imported before the timing: a worker preloads it
+
+    from alignment_core.aligner.builtin import BUILTIN_PATH, read_builtin
+    from alignment_core.aligner.builtin_build import build_builtin
+
+    (shipped, wall, _) = timed(lambda: read_builtin(BUILTIN_PATH))
+    print(f"\nBuilt-in model {shipped.version}: read in {wall:.2f} s (goal ≤ 2 s: ratio {wall / 2:.2f})"
+          f"; sha256 {shipped.sha256[:16]}…")  # fmt: skip
+    models = {f"{shipped.version} (shipped, seed 0)": shipped}
+    for other in range(1, spread):
+        path = Path(os.environ.get("TMPDIR", "/tmp")) / f"builtin-seed-{other}.npz"
+        build_builtin(root / "edinburgh", path, installed_resources(), seed=other)
+        models[f"built with seed {other}"] = read_builtin(path)
+    out = {"load_seconds": wall, "zero_gold": builtin_zero_gold(root, models)}
+    zero = out["zero_gold"]
+    shipped_name = next(iter(models))
+    edin = [zero["edinburgh"][n]["edits_per_pair"] for n in models]
+    msr_gain = [zero["msr_A"][n]["fewer_edits_than_hmm"] for n in models]
+    print(f"\nGoals (zero project gold): Edinburgh++ test {zero['edinburgh'][shipped_name]['edits_per_pair']:.2f} "
+          f"≤ {GOAL_BUILTIN_EDITS} (seeds: {min(edin):.2f}–{max(edin):.2f}); MSR RTE2 dev A "
+          f"{zero['msr_A'][shipped_name]['fewer_edits_than_hmm']:.1%} fewer edits than the HMM "
+          f"≥ {GOAL_MSR_GAIN:.0%} (seeds: {min(msr_gain):.1%}–{max(msr_gain):.1%}); "
+          f"GIZA++ {GIZA_EDITS} on Edinburgh++ test")  # fmt: skip
+    if curve:
+        out["curve"] = builtin_curve(root, shipped, seed)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -356,6 +490,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--json", help="also write the figures to this JSON file")
     ap.add_argument(
+        "--builtin",
+        action="store_true",
+        help="only the built-in English model's figures (issue 34): zero project gold on "
+        "Edinburgh++ test and MSR RTE2 dev beside the HMM and GIZA++, and the learning curve",
+    )
+    ap.add_argument("--no-curve", action="store_true", help="--builtin without the curve")
+    ap.add_argument(
         "--fresh",
         type=int,
         metavar="N",
@@ -371,8 +512,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.fresh_child:
         print(json.dumps(fresh_child(root, args.fresh_child, args.seed)))
         return 0
-    if args.fresh:
-        results: dict[str, Any] = {"fresh": fresh(root, args.fresh, args.seed)}
+    if args.builtin:
+        results: dict[str, Any] = {
+            "builtin": builtin_benchmark(root, max(args.spread, 1), args.seed, not args.no_curve)
+        }
+    elif args.fresh:
+        results = {"fresh": fresh(root, args.fresh, args.seed)}
     else:
         sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
         spread = max(args.spread, 1)

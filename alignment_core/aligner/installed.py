@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from functools import lru_cache
 
+from alignment_core.aligner.builtin import load_builtin
 from alignment_core.aligner.resources import resources_dir
 from alignment_core.aligner.seed_resources import EVIDENCE_KEYS, SeedResources
 
@@ -33,12 +34,12 @@ def installed_resources() -> SeedResources:
 
 
 def preload() -> dict[str, float]:
-    """Import scikit-learn and read the installed outside resources now, so that the first
-    supervised model trained in this process does not wait for them. Seconds per item
-    (``sklearn`` and the ``EVIDENCE_KEYS``; 0 for what this process had read already); a
-    resource that is not installed reads as None, as it would at training. A worker calls it
-    at start (``annotator.signals``): the first retrain in a fresh process otherwise pays
-    2–3 s for it (2.2–2.6 s on a 2-core machine)."""
+    """Import scikit-learn, read the installed outside resources and the built-in model
+    now, so that the first model trained in this process does not wait for them. Seconds per
+    item (``sklearn``, the ``EVIDENCE_KEYS`` and ``builtin``; 0 for what this process had read
+    already); a resource that is not installed reads as None, as it would at training. A
+    worker calls it at start (``annotator.signals``): the first retrain in a fresh process
+    otherwise pays 2–3 s for it (2.2–2.6 s on a 2-core machine)."""
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     import sklearn.ensemble  # noqa: F401 - what the classifiers read; its import is the slow part
@@ -47,4 +48,7 @@ def preload() -> dict[str, float]:
     read_before = _installed.cache_info().currsize > 0
     _, reading = _installed()
     seconds.update({key: 0.0 if read_before else reading[key] for key in EVIDENCE_KEYS})
+    start = time.perf_counter()
+    load_builtin()  # the built-in English model (issue 34): read once per process
+    seconds["builtin"] = time.perf_counter() - start
     return seconds

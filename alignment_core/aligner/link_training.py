@@ -3,7 +3,13 @@
 little of it; otherwise the unsupervised HMM's evidence on the gold pairs' cells
 (``GoldCells``), the columns the gold and the outside resources add (``_input_columns``), the
 classifier stages fitted fold by fold (``_FoldFitter``, ``_fit_stages``), and a second round on
-the model's own links (``_count_own_links``)."""
+the model's own links (``_count_own_links``).
+
+The built-in English model (``aligner.builtin``; given as ``builtin``, for English pairs):
+with too little gold it seeds instead of the HMM (``kind == "builtin"``, ``_builtin_alone``);
+with enough, it pools with the model trained on the gold, its weight chosen by
+cross-validation (``_pooled``, ``info["builtin_weight"]``). When it cannot read the inputs (a
+resource missing or off) it is not used, and ``info["builtin_not_used"]`` says why."""
 
 from __future__ import annotations
 
@@ -15,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from alignment_core.aligner.builtin import BUILTIN_LINK_CONFIG, WEIGHTS, BuiltinModel
 from alignment_core.aligner.config import AlignerConfig
 from alignment_core.aligner.features import (
     FEATURE_NAMES,
@@ -51,7 +58,7 @@ from alignment_core.aligner.link_inputs import (
 )
 from alignment_core.aligner.model import AlignerModel
 from alignment_core.aligner.seed_model import SeedModel
-from alignment_core.aligner.seed_resources import SeedResources, note
+from alignment_core.aligner.seed_resources import EVIDENCE_KEYS, SeedResources, note
 from alignment_core.aligner.tags import TAG_NAMES
 from alignment_core.aligner.thesaurus import THESAURUS_NAMES
 from alignment_core.aligner.training import train
@@ -72,6 +79,7 @@ def train_seed_model(
     link_config: LinkModelConfig | None = None,
     resources: SeedResources | None = None,
     progress: Progress | None = None,
+    builtin: BuiltinModel | None = None,
 ) -> SeedModel:
     """Train the seeding model on ``pairs`` (all of them: their sentences train the HMM) with
     ``gold`` (0-based indices into ``pairs`` → hand alignments).
@@ -81,17 +89,16 @@ def train_seed_model(
     the HMM's intersection on the same pairs (``info["cv_hmm"]``). Otherwise the HMM alone.
     ``resources``: the outside resources the model may read (those ``link_config`` turns on);
     None reads none. ``progress(fraction, message)`` is called as work advances (fraction 0–1).
+    ``builtin``: the built-in English model (for English pairs; see the module notes).
     """
     cfg = config or AlignerConfig()
     lcfg = link_config or LinkModelConfig()
     report = progress or silent
     gold = _checked_gold(pairs, gold)
+    every = resources or SeedResources()
     if len(gold) < lcfg.min_gold_pairs:
-        return _hmm_alone(pairs, gold, cfg, lcfg, report)
-    use = (resources or SeedResources()).used_by(
-        lcfg.wordnet, lcfg.vectors, lcfg.thesaurus, lcfg.tags
-    )
-
+        return _too_little_gold(pairs, gold, cfg, lcfg, every, builtin, report)
+    use = every.used_by(lcfg.wordnet, lcfg.vectors, lcfg.thesaurus, lcfg.tags)
     hmm = _train_hmm(pairs, cfg, None, report, 0.6)
     report(0.6, f"features of {len(gold)} gold pairs")
     stats = TokenStats(pairs)
@@ -100,6 +107,7 @@ def train_seed_model(
     seen = base_form_pairs(pairs, use.wordnet) if base_forms else pairs
     X, names, lexicon, gold_hmm = _input_columns(cells, stats, seen, gold, cfg, lcfg, use, report)
     fitted = _fit_stages(cells, X, Views.of(names, lcfg.symmetric), lcfg, report)
+    pooled = _pooled(fitted, cells, X, names, builtin, lcfg) if builtin is not None else None
 
     model = SeedModel(
         kind="supervised",
@@ -116,9 +124,119 @@ def train_seed_model(
         tags=use.tags,
         threshold=fitted.threshold,
     )
+    _pool_with(model, pooled, builtin)
+    model.out_of_fold = (fitted.oof, cells.linked, cells.grid.pair)  # see SeedModel
     own = _count_own_links(model, pairs, gold, seen, stats, cfg, lcfg, report)
     report(1.0, "trained")
     model.info = _supervised_info(len(cells.index), fitted, own, lcfg, use)
+    model.info.update(pooled.info(builtin) if pooled is not None else {})
+    return model
+
+
+def _pool_with(model: SeedModel, pooled: _Pooled | None, builtin: BuiltinModel | None) -> None:
+    """The model pools with the built-in one as ``pooled`` chose (when it may)."""
+    if pooled is not None and pooled.weight is not None:
+        model.builtin, model.builtin_weight = builtin, pooled.weight
+        model.builtin_columns, model.threshold = pooled.columns, pooled.threshold
+
+
+@dataclass
+class _Pooled:
+    """How the model pools with the built-in one: the weight (None: not used, ``problem``
+    says why), the threshold, the built-in model's columns of the inputs, and the edits per
+    gold pair out of fold at each weight tried."""
+
+    weight: float | None
+    threshold: float
+    columns: np.ndarray | None
+    edits: dict[str, float]
+    cv: dict[str, Any] | None
+    problem: str | None = None
+    cv_project_only: dict[str, Any] | None = None
+
+    def info(self, builtin: BuiltinModel) -> dict[str, Any]:
+        if self.weight is None:
+            return {"builtin_not_used": self.problem}
+        return {
+            "builtin_version": builtin.version,
+            "builtin_weight": self.weight,
+            "builtin_cv_edits": self.edits,
+            "cv_project_only": self.cv_project_only,
+            "cv": self.cv,
+            "threshold": self.threshold,
+        }
+
+
+def _pooled(fitted, cells: GoldCells, X: np.ndarray, names, builtin: BuiltinModel, lcfg):
+    """The built-in model's weight beside the one fitted on the gold, in ``WEIGHTS``, and the
+    threshold: the pair with the fewest edits on the gold's out-of-fold probabilities (the
+    built-in model never saw this gold; ties go to the smaller weight)."""
+    problem = builtin.unusable(names)
+    if problem is not None:
+        return _Pooled(None, fitted.threshold, None, {}, None, problem)
+    columns = builtin.columns_in(names)
+    own = fitted.oof
+    theirs, _ = builtin.stages.predict(X if columns is None else X[:, columns], cells.grid, 1.0)
+    edits: dict[str, float] = {}
+    best = None
+    for w in WEIGHTS:
+        p = w * theirs + (1 - w) * own
+        threshold = (
+            lcfg.threshold if lcfg.threshold is not None else best_threshold(p, cells.linked)
+        )
+        wrong = int(np.count_nonzero((p >= threshold) != cells.linked))
+        edits[str(w)] = wrong / max(len(cells.index), 1)
+        if best is None or wrong < best[0]:
+            best = (wrong, w, threshold, p >= threshold)
+    _, weight, threshold, predicted = best
+    cv = link_figures(predicted, cells.linked, cells.identical, len(cells.index))
+    return _Pooled(weight, threshold, columns, edits, cv, cv_project_only=fitted.cv)
+
+
+def _builtin_alone(pairs, gold, cfg, lcfg, resources: SeedResources, builtin, report):
+    """Too little gold for a model of the project's own: the built-in model reads the
+    unsupervised HMM's evidence on these pairs (as it did on Edinburgh++'s when fitted)."""
+    hmm = _train_hmm(pairs, cfg, None, report, 0.9)
+    use = resources.used_by(True, True, True, True)
+    reason = (
+        f"{len(gold)} gold pair(s), fewer than the {lcfg.min_gold_pairs} a model of the "
+        f"project's own needs: the built-in English model {builtin.version} seeds"
+    )
+    report(1.0, "trained")
+    return SeedModel(
+        kind="builtin",
+        hmm=hmm,
+        stats=TokenStats(pairs),
+        wordnet=use.wordnet,
+        vectors=use.vectors,
+        thesaurus=use.thesaurus,
+        word_classes=BUILTIN_LINK_CONFIG.word_classes,
+        tags=use.tags,
+        threshold=builtin.threshold,
+        builtin=builtin,
+        builtin_weight=1.0,
+        info={
+            "gold_pairs": len(gold),
+            "reason": reason,
+            "builtin_version": builtin.version,
+            "builtin_weight": 1.0,
+            "threshold": builtin.threshold,
+            **{k: note(True, getattr(use, k)) for k in EVIDENCE_KEYS},
+        },
+    )
+
+
+def _too_little_gold(pairs, gold, cfg, lcfg, every: SeedResources, builtin, report) -> SeedModel:
+    """The built-in model when there is one and it can read its inputs; else the HMM alone
+    (saying why the built-in model was not used, when there was one)."""
+    problem = None
+    if builtin is not None:
+        problem = builtin.unusable(input_names(BUILTIN_LINK_CONFIG, every))
+        if problem is None:
+            return _builtin_alone(pairs, gold, cfg, lcfg, every, builtin, report)
+    model = _hmm_alone(pairs, gold, cfg, lcfg, report)
+    if problem:
+        model.info["builtin_not_used"] = problem
     return model
 
 
@@ -269,7 +387,13 @@ def _input_columns(cells, stats, seen, gold, cfg, lcfg, use: SeedResources, repo
         if hmms is not None:
             evidence, gold_hmm = hmms.result()
             blocks.append(evidence)
-    names = (
+    return np.hstack(blocks + knowledge), input_names(lcfg, use), lexicon, gold_hmm
+
+
+def input_names(lcfg: LinkModelConfig, use: SeedResources) -> tuple[str, ...]:
+    """The names of the classifiers' input columns (before symmetrising), in their order, for
+    these settings and the resources in use."""
+    return (
         *FEATURE_NAMES,
         *(LEXICON_NAMES if lcfg.lexicon else ()),
         *(GOLD_HMM_NAMES if lcfg.gold_hmm else ()),
@@ -279,7 +403,6 @@ def _input_columns(cells, stats, seen, gold, cfg, lcfg, use: SeedResources, repo
         *(WORD_CLASS_NAMES if lcfg.word_classes else ()),
         *(TAG_NAMES if use.tags is not None else ()),
     )
-    return np.hstack(blocks + knowledge), names, lexicon, gold_hmm
 
 
 @dataclass
@@ -353,6 +476,7 @@ class _Fitted:
     threshold: float
     cv: dict[str, Any]
     cv_hmm: dict[str, Any]
+    oof: np.ndarray  # the last link stage's out-of-fold probabilities, per gold cell
 
 
 def _fit_stages(cells: GoldCells, X: np.ndarray, views: Views, lcfg, report) -> _Fitted:
@@ -387,7 +511,7 @@ def _fit_stages(cells: GoldCells, X: np.ndarray, views: Views, lcfg, report) -> 
     viterbi_both = X[:, FEATURE_NAMES.index("viterbi_both")] > 0.5
     cv_hmm = link_figures(viterbi_both, linked, cells.identical, n_gold)
     stages = LinkStages(first, second, sure_classifier, lcfg.widen, views)
-    return _Fitted(stages, threshold, cv, cv_hmm)
+    return _Fitted(stages, threshold, cv, cv_hmm, oof)
 
 
 def _count_own_links(model: SeedModel, pairs, gold, seen, stats, cfg, lcfg, report) -> list:

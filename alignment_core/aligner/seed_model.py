@@ -27,8 +27,12 @@ TokenPairs = Sequence[tuple[Sequence[str], Sequence[str]]]
 
 
 class SeedModel:
-    """What seeds a project: the HMM alone (``kind == "hmm"``) or the HMM's evidence read by
-    the supervised link classifier (``kind == "supervised"``)."""
+    """What seeds a project: the HMM alone (``kind == "hmm"``), the HMM's evidence read by
+    the supervised link classifier (``kind == "supervised"``), or by the built-in model's
+    (``kind == "builtin"``, ``aligner.builtin``). A supervised model may pool with the
+    built-in one: its link probability is then ``builtin_weight · built-in + (1 −
+    builtin_weight) · own``, the built-in model reading its columns (``builtin_columns``) of
+    the same inputs."""
 
     def __init__(
         self,
@@ -47,6 +51,9 @@ class SeedModel:
         tags: TagLexicon | None = None,
         threshold: float = 0.5,
         info: dict[str, Any] | None = None,
+        builtin: Any = None,
+        builtin_weight: float = 0.0,
+        builtin_columns: np.ndarray | None = None,
     ) -> None:
         self.kind = kind
         self.hmm = hmm
@@ -62,6 +69,12 @@ class SeedModel:
         self.tags = tags
         self.threshold = threshold
         self.info = dict(info or {})
+        self.builtin = builtin
+        self.builtin_weight = builtin_weight
+        self.builtin_columns = builtin_columns
+        # a supervised model's out-of-fold link probability, label and gold pair per gold
+        # cell (what a threshold is chosen on: ``builtin_build`` reads it)
+        self.out_of_fold: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def predict(self, pairs: TokenPairs) -> tuple[list[Alignment], list[np.ndarray]]:
         """Alignments (sure and possible links) and N×M float32 link probabilities, per pair.
@@ -74,7 +87,7 @@ class SeedModel:
         for lo, hi in pair_chunks(pairs):  # bounded memory, as the HMM's own decoding
             chunk = pairs[lo:hi]
             X, grid = self.cell_inputs(chunk)
-            prob, p_sure = self.stages.predict(X, grid, self.threshold)
+            prob, p_sure = self.link_probabilities(X, grid)
             linked = prob >= self.threshold
             sure = p_sure >= 0.5
             for n, (s, t) in enumerate(chunk):
@@ -91,6 +104,23 @@ class SeedModel:
                 )
                 matrices.append(prob[lo_c:hi_c].reshape(len(s), len(t)).astype(np.float32))
         return alignments, matrices
+
+    def link_probabilities(self, X: np.ndarray, grid: CellGrid) -> tuple[np.ndarray, np.ndarray]:
+        """Per cell: the link probability and P(sure | link) (where it may be linked), from
+        the model's own stages, the built-in model's, or both pooled."""
+        w = self.builtin_weight if self.builtin is not None else 0.0
+        if w >= 1.0 or self.stages is None:
+            return self.builtin_probabilities(X, grid, self.threshold)
+        prob, sure = self.stages.predict(X, grid, 0.0 if w > 0 else self.threshold)
+        if w <= 0:
+            return prob, sure
+        prob_b, sure_b = self.builtin_probabilities(X, grid, 0.0)
+        return w * prob_b + (1 - w) * prob, w * sure_b + (1 - w) * sure
+
+    def builtin_probabilities(self, X: np.ndarray, grid: CellGrid, threshold: float):
+        """The built-in model's link probabilities and P(sure | link) on its columns of ``X``."""
+        columns = self.builtin_columns
+        return self.builtin.stages.predict(X if columns is None else X[:, columns], grid, threshold)
 
     def cell_inputs(self, pairs: TokenPairs) -> tuple[np.ndarray, CellGrid]:
         """The supervised model's input per cell of ``pairs``: the cell features, then the

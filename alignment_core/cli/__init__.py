@@ -18,6 +18,7 @@ from alignment_core.formats.errors import FormatError
 # module name -> subcommands it registers
 _COMMAND_MODULES = ("convert", "score", "agree", "fleiss", "align", "resources")
 _COMMAND_MODULES += ("sentalign", "paraphrase")  # issue 33: sentence pairs from documents
+_COMMAND_MODULES += ("builtin",)  # issue 34: the built-in English model
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,7 +6,15 @@
         [--no-identity-lexicon] [--gold GOLD [--gold-from FMT] [--lambda 0.9]]
         [--posteriors OUT.npz] [--threads N] [--save-model M] [--model M]
         [--model-kind hmm|supervised [--min-gold-pairs 20] [--seed 0] [--no-wordnet]
-         [--no-vectors] [--no-thesaurus] [--no-tags]]
+         [--no-vectors] [--no-thesaurus] [--no-tags]] [--lang CODE] [--no-builtin]
+
+With no ``--model-kind``, no ``--gold`` and no ``--model``/``--save-model``, English text
+(told from the text: ``aligner.language``; ``--lang`` overrides) is aligned by the built-in
+English paraphrase model (``aligner.builtin``), and anything else by the HMM; the choice and
+the reason go to stderr. ``--no-builtin`` turns the built-in model off (the HMM seeds, and a
+supervised model does not pool with it). With ``--model-kind supervised`` on English text
+the model trained on the gold pools with the built-in one, the weight chosen by
+cross-validation.
 
 CORPUS is any sentence-pair file (tsv, bitext, parallel with --target-text, jsonl, edinburgh,
 giza-a3); alignments it carries are ignored — hand alignments come from ``--gold``, matched
@@ -33,6 +41,7 @@ import sys
 import numpy as np
 
 from alignment_core.aligner import SYMMETRIZATIONS, AlignerConfig, AlignerModel, train
+from alignment_core.aligner.language import english_verdict
 from alignment_core.aligner.link_model import (
     MIN_GOLD_PAIRS,
     LinkModelConfig,
@@ -101,9 +110,20 @@ def _add_supervised_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model-kind",
         choices=("hmm", "supervised"),
-        default="hmm",
-        help="hmm (default): the HMM, gold as counts; supervised: a link classifier trained on "
-        "the gold (sure/possible links; the HMM when there is too little gold)",
+        help="hmm: the HMM, gold as counts; supervised: a link classifier trained on the gold "
+        "(sure/possible links; the HMM, or on English text the built-in model, when there is "
+        "too little gold). Default: the built-in English model on English text without "
+        "--gold, --model or --save-model; else hmm",
+    )
+    p.add_argument(
+        "--lang",
+        metavar="CODE",
+        help="the corpus's language (ISO 639-1, e.g. en): overrides telling it from the text",
+    )
+    p.add_argument(
+        "--no-builtin",
+        action="store_true",
+        help="never use the built-in English model (seeds and pooling)",
     )
     p.add_argument(
         "--min-gold-pairs",
@@ -203,7 +223,7 @@ def write_posteriors(path: str, pairs: list[AlignedPair], matrices: list[np.ndar
 
 
 def _supervised_problem(args: argparse.Namespace) -> str | None:
-    if args.model_kind != "supervised":
+    if args.model_kind in (None, "hmm"):  # None: decided from the text (``_default_kind``)
         only_supervised = (args.no_wordnet, args.no_vectors, args.no_thesaurus, args.no_tags)
         if args.min_gold_pairs is not None or args.seed is not None or any(only_supervised):
             return (
@@ -219,6 +239,32 @@ def _supervised_problem(args: argparse.Namespace) -> str | None:
     if not args.gold:
         return "--model-kind supervised needs --gold (hand alignments to learn from)"
     return None
+
+
+def _default_kind(args: argparse.Namespace, sentences) -> tuple[str, str | None]:
+    """What seeds when ``--model-kind`` is not given, and why the built-in model does not
+    (None when it does): the built-in English model on English text with no gold and no
+    saved HMM asked for; the HMM otherwise."""
+    if args.no_builtin:
+        return "hmm", "--no-builtin"
+    if args.gold or args.model or args.save_model:
+        return "hmm", None
+    english, how = english_verdict(sentences, args.lang or "", args.lang or "")
+    return ("supervised", None) if english else ("hmm", f"not English ({how})")
+
+
+def _builtin_for(args: argparse.Namespace, sentences):
+    """The built-in model when it may seed or pool (English text, no ``--no-builtin``)."""
+    if args.no_builtin:
+        return None
+    english, how = english_verdict(sentences, args.lang or "", args.lang or "")
+    if not english:
+        print(f"align: the built-in English model is not used: not English ({how})",
+              file=sys.stderr)  # fmt: skip
+        return None
+    from alignment_core.aligner.builtin import load_builtin
+
+    return load_builtin()
 
 
 def _run_supervised(args, corpus, sentences, gold, bar) -> int:
@@ -253,6 +299,7 @@ def _run_supervised(args, corpus, sentences, gold, bar) -> int:
             link_config=lcfg,
             resources=resources,
             progress=bar,
+            builtin=_builtin_for(args, sentences),
         )
         bar(1.0, "aligning")
         alignments, probabilities = model.predict(sentences)
@@ -271,10 +318,18 @@ def _run_supervised(args, corpus, sentences, gold, bar) -> int:
 
 def _say_model(model, n_gold: int) -> None:
     """On stderr: the supervised model's cross-validated figures beside the HMM's and what it
-    read, or why the HMM alone seeded."""
+    read, or why the HMM alone (or the built-in model) seeded."""
+    if model.info.get("builtin_not_used"):
+        print(f"align: {model.info['builtin_not_used']}", file=sys.stderr)
     if model.kind != "supervised":
         print(f"align: {model.info['reason']}", file=sys.stderr)
         return
+    if model.info.get("builtin_weight") is not None:
+        print(
+            f"align: pooled with the built-in model {model.info['builtin_version']}, weight "
+            f"{model.info['builtin_weight']} (chosen by cross-validation on the gold)",
+            file=sys.stderr,
+        )
     cv = model.info["cv"]
     hmm = model.info["cv_hmm"]
     print(
@@ -327,6 +382,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     corpus, gold = _read_inputs(args)
     sentences = [(p.source, p.target) for p in corpus]
+    if args.model_kind is None:
+        args.model_kind, why_not = _default_kind(args, sentences)
+        if why_not:
+            print(f"align: the built-in English model is not used: {why_not}", file=sys.stderr)
     bar = ProgressBar(sys.stderr, enabled=not args.quiet)
     if args.model_kind == "supervised":
         return _run_supervised(args, corpus, sentences, gold, bar)

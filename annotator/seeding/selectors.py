@@ -45,6 +45,16 @@ def uncertainty_order(
     return annotated, ["uncertainty_rank", F("uncertainty_key").desc(nulls_last=True)]
 
 
+def _pooling_words(result: Mapping[str, Any]) -> list[str]:
+    """What a supervised seed result says of pooling with the built-in English model."""
+    if not result.get("builtin_weight"):
+        return []
+    return [
+        f"Pooled with the built-in English model {result.get('builtin_version')} at weight "
+        f"{result['builtin_weight']} (chosen by cross-validation)."
+    ]
+
+
 def seed_result_summary(result: Mapping[str, Any]) -> str | None:
     """A seed job's result (``seeding.services.seed_project``) in words, for the lead: which
     model seeded, how it did in cross-validation on the project's own gold beside the HMM
@@ -83,16 +93,24 @@ def seed_result_summary(result: Mapping[str, Any]) -> str | None:
                 if cv.get(key) is not None
             ]
             words.append(line + ("; " + ", ".join(scores) if scores else "") + ".")
+        words += _pooling_words(result)
         counted = result.get("pseudo_gold_pairs")
         if counted:
             words.append(
                 f"Its own links on the {counted} pairs it did not learn from then counted as "
                 "gold for the seeds' word-pair evidence."
             )
+    elif model == "builtin":
+        words = [
+            f"Model: the built-in English paraphrase model {result.get('builtin_version')} "
+            f"({gold_pairs} gold pairs: too few for a model of the project's own)."
+        ]
     elif gold_pairs == 0:
         words = ["Model: the HMM alone, trained without gold."]
     else:
         words = [f"Model: {result.get('model_note') or 'the HMM alone'}."]
+    if result.get("builtin_not_used"):
+        words.append(f"The built-in English model was not used: {result['builtin_not_used']}.")
     words.append(
         f"{pairs} pairs seeded. Assignments: {reseeded} not yet started got the new seeds, "
         f"{kept} with work kept theirs."

@@ -1,11 +1,14 @@
 """Seeding a project with the aligner's links (issue 4 §6), their posteriors (issue 7 §6), and
-seeds that learn from the annotators (issue 11).
+seeds that learn from the annotators (issue 11), and the built-in English model (issue 34).
 
 Trains on all the project's pairs and writes one SeedAlignment per pair under a new AlignerRun.
 With at least ``MIN_GOLD_PAIRS`` gold pairs (and ``use_gold``) the seeds come from the
 supervised link model (``alignment_core.aligner.link_model``: the HMM's evidence read by a
 classifier trained on the project's gold; sure and possible links); with less, from the HMM
-alone, the gold as observed counts. The job result names the model used and, for the
+alone, the gold as observed counts — or, for an English project (declared, else told from its
+text), from the built-in English paraphrase model (``alignment_core.aligner.builtin``), which
+also pools with the supervised model once there is gold. A project that is not English seeds
+as before and its result says why the built-in model was not used. The job result names the model used and, for the
 supervised one, its cross-validated figures on the project's own gold. Each seed stores its
 cell probabilities and its ``uncertainty`` (summed cell entropy per token; the
 uncertainty-first queue orders by it).
@@ -73,10 +76,7 @@ def seed_project(
     gold = _gold_by_index(project, pairs) if use_gold else {}
     lcfg = LinkModelConfig(min_gold_pairs=min_gold_pairs)
     cfg, model, evidence = _train(project, pairs, gold, config, lcfg, report)
-    if model.kind == "supervised":
-        note = f"supervised link model on {len(gold)} gold pairs"
-    else:
-        note = "retrained with gold" if gold else "unsupervised"
+    note = _model_note(model, len(gold))
 
     with transaction.atomic():
         run = AlignerRun.objects.create(
@@ -114,7 +114,8 @@ def _train(
     report: Progress,
 ) -> tuple[Any, Any, dict[str, Any]]:
     """Train the seed model on the pairs (no transaction is open): (aligner config, model,
-    its evidence figures). The aligner is imported here, in the worker only."""
+    its evidence figures, with what the job says of the built-in English model). The aligner
+    is imported here, in the worker only."""
     from alignment_core.aligner.config import AlignerConfig
     from alignment_core.aligner.link_model import (
         EVIDENCE_KEYS,
@@ -125,17 +126,54 @@ def _train(
     cfg = AlignerConfig(**{"identity_lexicon": project.monolingual, **(config or {})})
     report(0.01, f"training on {len(pairs)} pairs ({len(gold)} hand-aligned)")
     sentences = [(src, tgt) for _, src, tgt in pairs]
+    builtin, not_english = _builtin_for(project, sentences)
     model = train_seed_model(sentences, gold, config=cfg, link_config=lcfg,
                              resources=installed_resources(),
-                             progress=part(report, 0.01, _TRAIN_SHARE))  # fmt: skip
+                             progress=part(report, 0.01, _TRAIN_SHARE),
+                             builtin=builtin)  # fmt: skip
     report(_TRAIN_SHARE, "aligning")
-    return cfg, model, {key: model.info.get(key) for key in EVIDENCE_KEYS}
+    evidence = {key: model.info.get(key) for key in EVIDENCE_KEYS}
+    evidence.update(_builtin_notes(model, not_english))
+    return cfg, model, evidence
 
 
 def _pair_rows(project: Project) -> list[tuple]:
     """(pk, source tokens, target tokens) of the project's pairs, in order."""
     ordered = project.pairs.order_by("position", "id")
     return list(ordered.values_list("id", "source_tokens", "target_tokens"))
+
+
+def _model_note(model: Any, n_gold: int) -> str:
+    """The aligner run's note: which model seeded."""
+    if model.kind == "supervised":
+        return f"supervised link model on {n_gold} gold pairs"
+    if model.kind == "builtin":
+        return f"built-in English model {model.info['builtin_version']}"
+    return "retrained with gold" if n_gold else "unsupervised"
+
+
+def _builtin_for(project: Project, sentences: list) -> tuple[Any, str | None]:
+    """The built-in English model when the project is English (its declared languages, else
+    its text: ``aligner.language``), else None and the reason."""
+    from alignment_core.aligner.builtin import load_builtin
+    from alignment_core.aligner.language import english_verdict
+
+    english, how = english_verdict(sentences, project.source_language, project.target_language)
+    if not english:
+        return None, f"the project is not English ({how})"
+    return load_builtin(), None
+
+
+def _builtin_notes(model: Any, not_english: str | None) -> dict[str, Any]:
+    """What the job result says of the built-in model: its version and weight when it seeded
+    or pooled, else why it was not used."""
+    if model.info.get("builtin_version"):
+        return {
+            "builtin_version": model.info["builtin_version"],
+            "builtin_weight": model.info.get("builtin_weight"),
+        }
+    why = not_english or model.info.get("builtin_not_used")
+    return {"builtin_not_used": why} if why else {}
 
 
 def _gold_by_index(project: Project, pairs: list[tuple]) -> dict[int, Any]:

@@ -63,9 +63,12 @@ def test_enough_gold_trains_the_supervised_model_and_reports_it(
 def test_too_little_gold_seeds_with_the_hmm_and_says_so(
     project, corpus, django_capture_on_commit_callbacks
 ):
+    project.source_language = project.target_language = "nl"  # the HMM seeds (not English)
+    project.save()
     write_gold(corpus[:2], django_capture_on_commit_callbacks)
     result = seed_project(project=project, use_gold=True, min_gold_pairs=4)
     assert result["model"] == "hmm" and result["cv"] is None
+    assert "not English (declared languages nl/nl)" in result["builtin_not_used"]
     assert "2 gold pair(s), fewer than the 4" in result["model_note"]
     run = AlignerRun.objects.get(pk=result["aligner_run"])
     assert run.config["model_kind"] == "hmm" and run.gold_pairs == 2

@@ -36,6 +36,8 @@ def test_quantising_is_one_byte_a_cell_row_major_within_half_a_step():
 
 
 def test_seeds_store_the_models_posteriors(project, corpus):  # noqa: F811
+    project.source_language = project.target_language = "nl"  # the HMM seeds (not English)
+    project.save()
     result = seed_project(project=project, use_gold=False)
     # the same training, done here: the stored bytes must decode to its posteriors
     pairs = [(p.source_tokens, p.target_tokens) for p in corpus]

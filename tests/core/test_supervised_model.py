@@ -383,7 +383,7 @@ def test_preload_reads_what_the_first_supervised_model_would(monkeypatch):
     monkeypatch.setattr(installed.SeedResources, "load", counted)
     seconds = preload()
     assert calls == list(link_model.EVIDENCE_KEYS)
-    assert list(seconds) == ["sklearn", *link_model.EVIDENCE_KEYS]
+    assert list(seconds) == ["sklearn", *link_model.EVIDENCE_KEYS, "builtin"]
     assert all(value >= 0 for value in seconds.values())
     assert "sklearn.ensemble" in sys.modules
     # the process keeps what it read, so training (and a second preload) reads nothing again

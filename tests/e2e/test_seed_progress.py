@@ -43,9 +43,11 @@ def test_lead_seeds_the_project_and_watches_the_job_finish(
     expect(job.locator("[data-field=status]")).to_have_text("Succeeded", timeout=90_000), worker.log
     expect(job.locator("[data-field=progress]")).to_have_text("100%")
     expect(job.locator("[data-field=message]")).to_contain_text(f"Wrote {len(SENTENCES)} seeds")
-    # the result in words, filled in by the live bar too (no assignments yet: none reseeded)
+    # the result in words, filled in by the live bar too (no assignments yet: none reseeded);
+    # an English project without gold seeds with the built-in model (issue 34)
     expect(job.locator("[data-field=summary]")).to_have_text(
-        f"Model: the HMM alone, trained without gold. {len(SENTENCES)} pairs seeded. "
+        "Model: the built-in English paraphrase model en-paraphrase-1 (0 gold pairs: too few "
+        f"for a model of the project's own). {len(SENTENCES)} pairs seeded. "
         "Assignments: 0 not yet started got the new seeds, 0 with work kept theirs."
     )
     assert job.locator("[role=progressbar]").get_attribute("aria-valuenow") == "100"

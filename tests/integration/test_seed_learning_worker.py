@@ -55,7 +55,7 @@ def test_new_gold_retrains_the_seeds_automatically_in_a_worker(start_worker, dja
         for n, (s, t) in enumerate(sentences())
     ]
     first = seed_project(project=project, use_gold=False)
-    assert first["model"] == "hmm"
+    assert first["model"] == "builtin"  # an English project without gold (issue 34)
     started = Assignment.objects.create(
         pair=pairs[-1],
         annotator=annotator,
@@ -85,6 +85,7 @@ def test_new_gold_retrains_the_seeds_automatically_in_a_worker(start_worker, dja
 
     assert job.status == "succeeded", f"{job.error}\n{worker.log}"
     assert job.result["model"] == "supervised" and job.result["gold_pairs"] == 20
+    assert job.result["builtin_version"] == "en-paraphrase-1"  # pooled with its gold
     assert job.result["cv"]["edits_per_pair"] is not None
     run = AlignerRun.objects.get(job=job)
     assert run.gold_pairs == 20 and run.config["model_kind"] == "supervised"
