@@ -11,6 +11,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Hypothesis checks behaviour, not speed: on a loaded 2-core machine (CI runs four test
+# processes beside Chromium and Celery workers) its per-example deadline and its "generation
+# is slow" health check fail correct code. Both are off for every property test.
+settings.register_profile("gridalign", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("gridalign")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")

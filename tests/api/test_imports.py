@@ -36,7 +36,11 @@ def post(client, project, name="corpus.jsonl", text=GOOD, **options):
     )
 
 
-def test_lead_imports_gold_through_a_job_and_the_upload_goes(api, project, lead):
+def test_lead_imports_gold_through_a_job_and_the_upload_goes(
+    api, project, lead, settings, tmp_path
+):
+    # The test's own upload folder: other tests running beside it (xdist) upload too.
+    settings.VAR_DIR = tmp_path
     before = uploads_left()
     response = post(api(lead), project, load_as="gold", subcorpus="news")
     assert response.status_code == 202, response.content
