@@ -15,7 +15,7 @@ when a resource is not installed.
 
 ``install`` takes each converted resource from the per-machine cache when it holds it (see
 ``resources.cache_dir``: ``$GRIDALIGN_CACHE``, else ``${XDG_CACHE_HOME:-~/.cache}/gridalign``;
-``--no-cache``, or ``GRIDALIGN_CACHE=off``, goes without), else fetches, converts and caches
+``--no-cache``, ``--from`` or ``GRIDALIGN_CACHE=off`` goes without), else fetches, converts and caches
 it; the packages are installed side by side, a process each (``--jobs``, default the cores).
 """
 
@@ -91,7 +91,9 @@ def run_install(args: argparse.Namespace) -> int:
     chosen = _chosen(args)
     if chosen is None:
         return 2
-    cache = None if args.no_cache else resources.cache_dir()
+    # Tarballs named with --from are what is installed (and checked against the pins): the
+    # per-machine cache would otherwise answer for them without looking.
+    cache = None if args.no_cache or args.source else resources.cache_dir()
     jobs = max(1, min(len(chosen), args.jobs or os.cpu_count() or 1))
     work = [(package, args.source, args.folder, cache) for package in chosen]
     if jobs > 1:
