@@ -20,9 +20,11 @@ def uploads_left() -> list:
 
 
 @pytest.fixture
-def job_path(settings):
-    """Every upload of more than 10 bytes goes the job path."""
+def job_path(settings, tmp_path):
+    """Every upload of more than 10 bytes goes the job path; uploads are stored under this
+    test's own folder (so tests running in parallel do not see each other's)."""
     settings.EVALUATE_INLINE_MAX_BYTES = 10
+    settings.VAR_DIR = tmp_path
 
 
 def synchronous(settings, client, project, name, text, **options):
