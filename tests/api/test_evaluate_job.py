@@ -21,9 +21,11 @@ def uploads_left() -> list:
 
 @pytest.fixture
 def job_path(settings, tmp_path):
-    """Every upload of more than 10 bytes goes the job path; uploads are stored under this
-    test's own folder (so tests running in parallel do not see each other's)."""
+    """Every upload of more than 10 bytes goes the job path, where a jsonl file is read two
+    pairs at a time; uploads are stored under this test's own folder (so tests running in
+    parallel do not see each other's)."""
     settings.EVALUATE_INLINE_MAX_BYTES = 10
+    settings.IMPORT_CHUNK_PAIRS = 2
     settings.VAR_DIR = tmp_path
 
 
@@ -131,3 +133,30 @@ def test_an_annotator_does_not_see_the_result(api, project, lead, annotator, sys
     seen = api(annotator).get(f"/api/jobs/{job['id']}/")
     assert seen.status_code == 200, seen.content
     assert seen.json()["status"] == "succeeded" and seen.json()["result"] is None
+
+
+FILLER = '{"id": "filler%d", "source": "a b c d e f g h", "target": "a b c d", "sure": [[0, 0]]}\n'
+# About 330 KB of pairs the project lacks: more than the head the request checks.
+PAST_THE_HEAD = "".join(FILLER % n for n in range(4000))
+
+
+def test_a_broken_line_past_the_head_fails_the_job_naming_the_uploaded_file_and_line(
+    api, project, lead, corpus, job_path
+):
+    text = PAST_THE_HEAD + '{"id": "broken"\n'
+    response = evaluate(api(lead), project, "big system.jsonl", text)
+    assert response.status_code == 202, response.content
+    finished = run_queued(response.json()["id"])
+    assert finished.status == Job.Status.FAILED
+    assert "big system.jsonl:4001" in finished.message, finished.message
+    assert "var/uploads" not in finished.message and "big_system" not in finished.message
+    assert uploads_left() == []
+
+
+def test_an_id_twice_in_different_chunks_fails_the_job(api, project, lead, system, job_path):  # noqa: F811
+    text = system + PAST_THE_HEAD + system.splitlines()[0] + "\n"
+    response = evaluate(api(lead), project, "system.jsonl", text)
+    assert response.status_code == 202, response.content
+    finished = run_queued(response.json()["id"])
+    assert finished.status == Job.Status.FAILED
+    assert "system.jsonl:4007" in finished.message and "p1" in finished.message, finished.message

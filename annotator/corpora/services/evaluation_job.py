@@ -9,9 +9,11 @@ head is refused with file and line, and nothing is kept), then an ``evaluate`` j
 in the worker with ``evaluate_file`` and stores the very dict the synchronous answer holds as
 its result. The stored files are deleted when the job ends, whatever the outcome.
 
-The worker reads the file whole: the scoring matches each pair to the gold and lists the
-unmatched ones, so it holds the pairs anyway; what this moves out of the web process is the
-parse and the scoring, not the reading.
+The worker reads a jsonl file ``IMPORT_CHUNK_PAIRS`` pairs at a time
+(``iter_pair_chunks``) and scores it chunk by chunk (``evaluate_chunks``: the figures come from
+one row of counts per matched pair, so they equal the whole file's); other formats are read
+whole, as the synchronous path reads them (pharaoh and naacl lines are matched to their
+sentences by position).
 """
 
 from __future__ import annotations
@@ -22,9 +24,21 @@ from typing import Any
 
 from django.conf import settings
 
-from alignment_core.formats import FORMATS, guess_format, parse_pairs
+from alignment_core.formats import (
+    FORMATS,
+    FormatError,
+    Normalization,
+    guess_format,
+    iter_pair_chunks,
+    parse_pairs,
+)
 from annotator.corpora.services import uploads
-from annotator.corpora.services.evaluation import EvaluationRefused, SystemFile, evaluate_file
+from annotator.corpora.services.evaluation import (
+    EvaluationRefused,
+    SystemFile,
+    evaluate_chunks,
+    evaluate_file,
+)
 from annotator.corpora.services.importing_report import CorpusImportError
 from annotator.corpora.services.upload_head import LINE_FORMATS, check_file_head
 from annotator.jobs.services import start_job
@@ -90,9 +104,62 @@ def accept_evaluation(
     return start_job(kind=JOB_KIND, project=project, user=user, params=params)
 
 
+def _evaluate_in_chunks(job: Job, folder: Path, reporter: Any) -> dict[str, Any]:
+    """A jsonl file read ``IMPORT_CHUNK_PAIRS`` pairs at a time and scored chunk by chunk:
+    memory holds one chunk's pairs, the ids, and a row of counts per matched pair."""
+    params = job.params
+    name, stored = params["originals"]["file"], folder / params["files"]["file"]
+    chunks = iter_pair_chunks(
+        stored,
+        "jsonl",
+        chunk_size=settings.IMPORT_CHUNK_PAIRS,
+        encoding=params.get("encoding") or "utf-8",
+        normalize=Normalization() if params.get("normalize") else None,
+        progress=lambda fraction, _: reporter.progress(5 + 90 * fraction, "Scoring the file"),
+    )
+    try:
+        return evaluate_chunks(
+            project=job.project,
+            chunks=chunks,
+            level=params.get("level") or "both",
+            include_identical=bool(params.get("include_identical")),
+        )
+    except FormatError as exc:  # file:line, named as uploaded, never the server path
+        raise EvaluationRefused(str(exc).replace(str(stored), name)) from None
+    except ValueError as exc:
+        raise EvaluationRefused(f"{name}: {exc}") from None
+
+
+def _evaluate_whole(job: Job, folder: Path) -> dict[str, Any]:
+    params = job.params
+    names, originals = params["files"], params["originals"]
+
+    def read(role: str) -> tuple[str, bytes] | None:
+        if role not in names:
+            return None
+        return originals[role], (folder / names[role]).read_bytes()
+
+    system = SystemFile(
+        name=originals["file"],
+        data=(folder / names["file"]).read_bytes(),
+        fmt=params.get("format"),
+        encoding=params.get("encoding") or "utf-8",
+        source_text=read("source_text"),
+        target_text=read("target_text"),
+        normalize=bool(params.get("normalize")),
+    )
+    return evaluate_file(
+        project=job.project,
+        file=system,
+        level=params.get("level") or "both",
+        include_identical=bool(params.get("include_identical")),
+    )
+
+
 def evaluate_work(job: Job, reporter: Any) -> dict[str, Any]:
-    """The job's work: evaluate the stored files as the synchronous request would, then
-    delete them (always). The result is the synchronous answer's dict."""
+    """The job's work: evaluate the stored files as the synchronous request would (a jsonl
+    file a chunk at a time, other formats whole: pharaoh and naacl are read against their
+    sentences), then delete them (always). The result is the synchronous answer's dict."""
     params = job.params
     folder = uploads.upload_root() / str(params.get("upload", ""))
     try:
@@ -100,28 +167,10 @@ def evaluate_work(job: Job, reporter: Any) -> dict[str, Any]:
             raise EvaluationRefused(
                 "the uploaded files are gone (the upload expired); upload again"
             )
-        names, originals = params["files"], params["originals"]
-
-        def read(role: str) -> tuple[str, bytes] | None:
-            if role not in names:
-                return None
-            return originals[role], (folder / names[role]).read_bytes()
-
-        reporter.progress(10, "Reading and scoring the file")
-        system = SystemFile(
-            name=originals["file"],
-            data=(folder / names["file"]).read_bytes(),
-            fmt=params.get("format"),
-            encoding=params.get("encoding") or "utf-8",
-            source_text=read("source_text"),
-            target_text=read("target_text"),
-            normalize=bool(params.get("normalize")),
-        )
-        return evaluate_file(
-            project=job.project,
-            file=system,
-            level=params.get("level") or "both",
-            include_identical=bool(params.get("include_identical")),
-        )
+        reporter.progress(5, "Reading and scoring the file")
+        fmt = evaluation_format(params["originals"]["file"], params.get("format"))
+        if fmt == "jsonl" and set(params["files"]) == {"file"}:
+            return _evaluate_in_chunks(job, folder, reporter)
+        return _evaluate_whole(job, folder)
     finally:
         uploads.delete_upload(folder)
