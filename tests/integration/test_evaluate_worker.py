@@ -73,7 +73,9 @@ def test_a_worker_scores_a_big_upload_and_stores_the_synchronous_answer(
         )
 
     settings.EVALUATE_INLINE_MAX_BYTES = 1024  # this file is ~30 KB: the job path
-    worker = start_worker(pool="prefork", GRIDALIGN_VAR_DIR=str(settings.VAR_DIR))
+    worker = start_worker(  # the worker reads the file 50 pairs at a time
+        pool="prefork", GRIDALIGN_VAR_DIR=str(settings.VAR_DIR), IMPORT_CHUNK_PAIRS="50"
+    )
     before = uploads_left()
     response = post()
     assert response.status_code == 202, response.content
