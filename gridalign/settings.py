@@ -237,6 +237,9 @@ SPECTACULAR_SETTINGS = {
 }
 # Uploads for imports and evaluation (API): largest file accepted, in megabytes.
 API_UPLOAD_MAX_MB = env_int("API_UPLOAD_MAX_MB", 200, minimum=1)
+# Evaluate: an upload larger than this (bytes, all its files) is stored and scored by an
+# "evaluate" job (202); smaller ones are scored in the request (200).
+EVALUATE_INLINE_MAX_BYTES = env_int("EVALUATE_INLINE_MAX_BYTES", 2 * 1024 * 1024, minimum=0)
 # An import job reads jsonl and tsv files this many pairs at a time, writing each chunk before
 # reading the next (all in one transaction): the worker's memory holds one chunk.
 IMPORT_CHUNK_PAIRS = env_int("IMPORT_CHUNK_PAIRS", 5000, minimum=1)

@@ -1,6 +1,9 @@
 """``POST /api/projects/{id}/evaluate/``: score an uploaded system alignment file against the
 project's gold (leads). The answer carries the keys of ``python -m alignment_core score
---json`` plus the same figures per subcorpus and every pair that could not be scored."""
+--json`` plus the same figures per subcorpus and every pair that could not be scored.
+
+An upload over ``EVALUATE_INLINE_MAX_BYTES`` is stored, its head checked, and scored by an
+``evaluate`` job instead: 202 with the job, whose ``result`` is that same answer."""
 
 from __future__ import annotations
 
@@ -18,12 +21,14 @@ from annotator.common.negotiation import FileFormatNegotiation
 from annotator.common.permissions import project_for_request
 from annotator.common.schema import ERRORS
 from annotator.common.upload_fields import ChoiceField, EncodingField, refuse_large
+from annotator.corpora.services import evaluation_job
 from annotator.corpora.services.evaluation import (
     LEVELS,
     EvaluationRefused,
     SystemFile,
     evaluate_file,
 )
+from annotator.jobs.api import JOB_EXAMPLE, JobSerializer, job_accepted
 
 
 class EvaluateRequest(serializers.Serializer):
@@ -79,7 +84,10 @@ class EvaluateView(APIView):
             "Multipart upload of an alignment file in any format of SPEC §2. Pairs are matched "
             "to the gold by id; trial pairs are never gold. `word` and `phrase` have the keys "
             "of `python -m alignment_core score --json`; `subcorpora` repeats them per "
-            "subcorpus; `unmatched`, `token_mismatch` and `missing` list every pair not scored."
+            "subcorpus; `unmatched`, `token_mismatch` and `missing` list every pair not scored. "
+            "An upload over `EVALUATE_INLINE_MAX_BYTES` (2 MB by default) is scored by an "
+            "`evaluate` job: 202 with the job (a head that cannot be read is still a 400 at "
+            "once); poll it at `url`, its `result` is the 200 answer's object."
         ),
         request={"multipart/form-data": EvaluateRequest},
         responses={
@@ -87,16 +95,32 @@ class EvaluateView(APIView):
                 OpenApiTypes.OBJECT,
                 examples=[OpenApiExample("Scores", value=EXAMPLE, response_only=True)],
             ),
+            202: JobSerializer,
             413: ERRORS[400],
             **ERRORS,
         },
         examples=[
             OpenApiExample(
+                "Queued (a big file)",
+                value={
+                    **JOB_EXAMPLE,
+                    "kind": "evaluate",
+                    "status": "queued",
+                    "finished": False,
+                    "progress": 0,
+                    "message": "Waiting for a worker",
+                    "reason": None,
+                    "error": None,
+                },
+                response_only=True,
+                status_codes=["202"],
+            ),
+            OpenApiExample(
                 "Pharaoh against the gold's text",
                 value={"file": "system.pharaoh", "format": "pharaoh", "level": "both"},
                 request_only=True,
                 media_type="multipart/form-data",
-            )
+            ),
         ],
     )
     def post(self, request, project_id: int):
@@ -104,7 +128,16 @@ class EvaluateView(APIView):
         form = EvaluateRequest(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        refuse_large({role: data.get(role) for role in ("file", "source_text", "target_text")})
+        files = {role: data.get(role) for role in evaluation_job.FILE_ROLES}
+        refuse_large(files)
+        if evaluation_job.runs_as_job(files):
+            try:  # a FormatError of the head is a 400 too
+                job = evaluation_job.accept_evaluation(
+                    project=project, user=request.user, files=files, options=data
+                )
+            except EvaluationRefused as exc:
+                raise BadInput(str(exc)) from None
+            return job_accepted(request, job)
         upload, src, tgt = data["file"], data.get("source_text"), data.get("target_text")
         system = SystemFile(
             name=upload.name,

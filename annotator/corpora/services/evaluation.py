@@ -12,7 +12,7 @@ pairs the file lacks are listed as ``missing``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,36 +74,58 @@ def evaluate_alignments(
     Raises ValueError for a bad level, a pair without an alignment (a text-only file), or a
     file that matches no gold pair at all.
     """
+    return evaluate_chunks(
+        project=project,
+        chunks=[system],
+        level=level,
+        include_identical=include_identical,
+        gold=gold,
+    )
+
+
+def evaluate_chunks(
+    *,
+    project: Project,
+    chunks: Iterable[Sequence[AlignedPair]],
+    level: str = "both",
+    include_identical: bool = False,
+    gold: Sequence[AlignedPair] | None = None,
+) -> dict[str, Any]:
+    """``evaluate_alignments`` of the pairs of ``chunks`` taken together (ids unique across
+    them), holding one chunk's pairs at a time: each chunk is matched and counted (one row of
+    counts per matched pair), and the figures come from all the rows, so the result equals
+    ``evaluate_alignments`` of the whole file. Same errors."""
     if level not in LEVELS:
         raise ValueError(f"level: choose one of {', '.join(LEVELS)}, not {level!r}")
-    bare = next((p for p in system if p.alignment is None), None)
-    if bare is not None:
-        raise ValueError(f"pair {bare.id!r} has no alignment (a text-only file?)")
     gold = gold_for_evaluation(project=project) if gold is None else gold
     gold_by_id = {p.id: p for p in gold}
-    matched, unmatched, mismatched = _match_to_gold(project, system, gold_by_id)
-    seen = {p.id for p in system}
-    missing = [p.id for p in gold if p.id not in seen]
-    if not matched:
+    seen: set[str] = set()
+    counted: list[np.ndarray] = []
+    names: list[str | None] = []
+    unmatched: list[dict[str, str]] = []
+    mismatched: list[dict[str, str]] = []
+    for system in chunks:
+        bare = next((p for p in system if p.alignment is None), None)
+        if bare is not None:
+            raise ValueError(f"pair {bare.id!r} has no alignment (a text-only file?)")
+        matched, lost, differ = _match_to_gold(project, system, gold_by_id)
+        unmatched += lost
+        mismatched += differ
+        seen.update(p.id for p in system)
+        if matched:
+            counted.append(_count(matched, level, include_identical))
+            names += [ref.subcorpus for _, ref in matched]
+    if not names:
         raise ValueError(
             f"no pair of the file matches a gold pair of project {project.name!r} by id and "
             f"tokens ({len(unmatched)} unknown or without gold, {len(mismatched)} with other "
             "tokens)"
         )
-
-    from alignment_core.agreement.batch import (
-        count_pairs,  # numba: loaded when first used, never by an idle web process
-    )
-
-    rows = count_pairs(
-        ((ref.source, ref.target, mine.alignment, ref.alignment) for mine, ref in matched),
-        include_identical=include_identical,
-        phrases=level != "word",
-    )
+    rows = np.concatenate(counted)
     result = _figures(rows, level)
-    names = np.array([ref.subcorpus for _, ref in matched], dtype=object)
+    by_name = np.array(names, dtype=object)
     result["subcorpora"] = {
-        name: _figures(rows[names == name], level) for name in sorted(set(names.tolist()))
+        name: _figures(rows[by_name == name], level) for name in sorted(set(names))
     }
     result.update(
         level=level,
@@ -111,9 +133,23 @@ def evaluate_alignments(
         gold_pairs=len(gold),
         unmatched=unmatched,
         token_mismatch=mismatched,
-        missing=missing,
+        missing=[p.id for p in gold if p.id not in seen],
     )
     return result
+
+
+def _count(
+    matched: Sequence[tuple[AlignedPair, AlignedPair]], level: str, include_identical: bool
+) -> np.ndarray:
+    from alignment_core.agreement.batch import (
+        count_pairs,  # numba: loaded when first used, never by an idle web process
+    )
+
+    return count_pairs(
+        ((ref.source, ref.target, mine.alignment, ref.alignment) for mine, ref in matched),
+        include_identical=include_identical,
+        phrases=level != "word",
+    )
 
 
 def _match_to_gold(

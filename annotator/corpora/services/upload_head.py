@@ -55,6 +55,15 @@ def _check_bytes(path: Path, head: bytes, encoding: str, shown: str) -> None:
         ) from None
 
 
+def check_file_head(path: Path, encoding: str, shown: str) -> bytes:
+    """The file's head (HEAD_BYTES, cut at a line end), checked as ``check_upload`` checks a
+    big file's: it decodes in ``encoding`` and holds no NUL; CorpusImportError names ``shown``
+    and the line otherwise."""
+    head = _head(path)
+    _check_bytes(path, head, encoding, shown)
+    return head
+
+
 def check_upload(source: ImportSource) -> None:
     """Raise CorpusImportError (file, line, reason) for an upload the import would refuse
     from its first lines; a small upload is read whole. Memory: at most a small file's pairs,

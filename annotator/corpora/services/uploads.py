@@ -32,6 +32,8 @@ from annotator.models import Job, Project
 # Roles of uploaded files, as import_corpus names them.
 FILE_ROLES = ("file", "source_text", "target_text", "sure_file")
 SWEEP_AFTER_SECONDS = 3600
+# The job kinds that own an upload folder while they wait and run (import, evaluate).
+UPLOAD_JOB_KINDS = ("import", "evaluate")
 ZIP_MAX_MEMBERS = 20
 ZIP_LINK_EXTENSIONS = {".pharaoh": "pharaoh", ".naacl": "naacl", ".talp": "pharaoh"}
 # The import options an upload carries to its job (the API's and the Import page's fields).
@@ -99,7 +101,7 @@ def sweep_uploads(*, now: float | None = None) -> int:
         if not folder.is_dir() or now - folder.stat().st_mtime < SWEEP_AFTER_SECONDS:
             continue
         busy = Job.objects.filter(
-            kind="import", status__in=UNFINISHED, params__upload=folder.name
+            kind__in=UPLOAD_JOB_KINDS, status__in=UNFINISHED, params__upload=folder.name
         ).exists()
         if not busy:
             delete_upload(folder)
