@@ -7,10 +7,11 @@ total chance agreement) is None, never NaN.
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 from typing import TYPE_CHECKING, Any
+
+from alignment_core._lazy import lazy_names
 
 if TYPE_CHECKING:
     from alignment_core.agreement.classic import (
@@ -92,16 +93,9 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(
+    __name__, {name: (f"{__name__}.{module}", name) for name, module in _LAZY.items()}, __all__
+)
 
 
 class _Package(types.ModuleType):

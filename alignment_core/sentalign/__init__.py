@@ -34,8 +34,9 @@ was never read). Strict F1 0.857, lax 0.983 with these defaults:
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from alignment_core._lazy import lazy_names
 
 if TYPE_CHECKING:
     from alignment_core.sentalign.align import Bead, ParallelConfig, align_parallel
@@ -78,13 +79,6 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(
+    __name__, {name: (f"{__name__}.{module}", name) for name, module in _LAZY.items()}, __all__
+)
