@@ -75,3 +75,24 @@ def test_archiving_moves_the_project_off_the_home_list_and_restoring_brings_it_b
     assert "<h2>Archived</h2>" in home and 'class="card project-card"' not in home
     client.post(f"/projects/{project.pk}/archive/", {"archived": "0"})
     assert 'class="card project-card"' in client.get("/").content.decode()
+
+
+def test_the_share_is_shown_rounded_and_saved_back_unchanged(client, lead, project):
+    """1/3 reads 0.3333 in the form; sending that back (saving other settings) keeps 1/3 exactly,
+    and a share the lead types is stored as typed."""
+    Project.objects.filter(pk=project.pk).update(double_annotation_share=1 / 3)
+    client.force_login(lead)
+    page = client.get(f"/projects/{project.pk}/settings/").content.decode()
+    assert 'value="0.3333"' in page and "0.333333" not in page
+    data = {
+        "name": project.name, "source_language": "en", "target_language": "en",
+        "double_annotation_share": "0.3333", "auto_retrain_every": "50", "max_tokens": "250",
+        "guidelines": "Align content words.",
+    }  # fmt: skip
+    assert client.post(f"/projects/{project.pk}/settings/", data).status_code == 302
+    project.refresh_from_db()
+    assert project.guidelines == "Align content words." and project.double_annotation_share == 1 / 3
+    data["double_annotation_share"] = "0.3334"
+    assert client.post(f"/projects/{project.pk}/settings/", data).status_code == 302
+    project.refresh_from_db()
+    assert project.double_annotation_share == 0.3334

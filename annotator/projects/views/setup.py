@@ -18,6 +18,8 @@ from annotator.models import Project
 from annotator.projects.services import projects as project_services
 from annotator.projects.views.lead import lead_page
 
+SHARE_PLACES = 4  # the share as the form shows it: 0.3333, not 0.3333333333333333
+
 
 class ProjectForm(forms.ModelForm):
     class Meta:
@@ -36,6 +38,18 @@ class ProjectForm(forms.ModelForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["single_gold_policy"].required = False  # a form without it keeps today's
+        shown = self.initial.get("double_annotation_share")
+        if isinstance(shown, float):
+            self.initial["double_annotation_share"] = round(shown, SHARE_PLACES)
+
+    def clean_double_annotation_share(self) -> float:
+        """The shown (rounded) share sent back unchanged keeps the stored one exactly, so saving
+        other settings never moves the share from 1/3 to 0.3333."""
+        value = self.cleaned_data["double_annotation_share"]
+        stored = self.instance.double_annotation_share
+        if value is not None and stored is not None and value == round(stored, SHARE_PLACES):
+            return stored
+        return value
 
     def clean_single_gold_policy(self) -> str:
         value = self.cleaned_data.get("single_gold_policy")
