@@ -37,6 +37,34 @@ def shared_data_dir() -> Path:
     return Path(os.environ.get("GRIDALIGN_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _flush_by_delete_on_postgresql():
+    """After each transactional test Django empties every table with one ``TRUNCATE``; on
+    PostgreSQL that makes new files for each of the ~40 tables and their indexes, ~0.5 s per
+    test (≈0.04 s for the same tables emptied by ``DELETE``). The tests leave a few rows, so
+    the flush deletes them instead: in one transaction with the foreign keys (all Django's,
+    DEFERRABLE) checked at its commit. Sequences keep counting, as after ``TRUNCATE``."""
+    try:
+        from django.db.backends.postgresql.operations import DatabaseOperations
+    except ImportError:  # pragma: no cover - no PostgreSQL driver: nothing to speed up
+        yield
+        return
+    truncate = DatabaseOperations.sql_flush
+
+    def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
+        if reset_sequences or allow_cascade or not tables:
+            return truncate(
+                self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
+            )
+        return ["SET CONSTRAINTS ALL DEFERRED;"] + [
+            f"DELETE FROM {self.quote_name(table)};" for table in tables
+        ]
+
+    DatabaseOperations.sql_flush = sql_flush
+    yield
+    DatabaseOperations.sql_flush = truncate
+
+
 @pytest.fixture
 def shared_data() -> Path:
     path = shared_data_dir()
