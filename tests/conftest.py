@@ -66,8 +66,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(scope="session", autouse=True)
 def _flush_by_delete_on_postgresql():
     """After each transactional test Django empties every table with one ``TRUNCATE``; on
-    PostgreSQL that makes new files for each of the ~40 tables and their indexes, ~0.5 s per
-    test (≈0.04 s for the same tables emptied by ``DELETE``). The tests leave a few rows, so
+    PostgreSQL that makes new files for each of the 33 tables and their indexes, ~0.5 s per
+    test (≈0.04 s for the same tables emptied by ``DELETE``). The tests leave few rows, so
     the flush deletes them instead: in one transaction with the foreign keys (all Django's,
     DEFERRABLE) checked at its commit. Sequences keep counting, as after ``TRUNCATE``."""
     try:
