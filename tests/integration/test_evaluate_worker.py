@@ -57,8 +57,11 @@ def uploads_left() -> list:
 
 
 def test_a_worker_scores_a_big_upload_and_stores_the_synchronous_answer(
-    start_worker, settings, django_user_model
+    start_worker, settings, django_user_model, tmp_path
 ):
+    # A var folder of its own, as the API's upload tests have: the other test processes (and
+    # CI's SQLite pass beside this one) store and delete uploads under the checkout's var/.
+    settings.VAR_DIR = tmp_path
     lead = django_user_model.objects.create_user("lead", password="x" * 12)
     project = gold_project(lead)
     client = APIClient()
