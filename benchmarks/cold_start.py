@@ -1,7 +1,7 @@
 """Cold start (issue 34): `make run` from a fresh clone to a served login page.
 
     .venv/bin/python benchmarks/cold_start.py [--repo DIR] [--rev HEAD] [--port 8765]
-        [--skip cold,warm,anchor] [--keep]
+        [--skip cold,warm,anchor] [--keep] [--cache-home DIR]
 
 Each run clones ``--repo`` at ``--rev`` into a new folder under /tmp (``../shared`` beside it
 links to the repository's ``../shared``, as in the development layout), starts ``make run
@@ -15,7 +15,9 @@ answers 200; then it stops the server (its whole process group) and removes the 
 * **anchor**, measured in the same run: ``python -m venv`` + ``pip install -r
   requirements.txt`` alone, the floor of any fresh clone.
 
-pip's cache stays the user's (``PIP_CACHE_DIR``): "warm package caches" in every run.
+``--cache-home DIR`` uses DIR as ``XDG_CACHE_HOME`` instead of a new folder (e.g. ``~/.cache``,
+already filled by this machine's clones): with ``--skip cold``, a warm run without the
+minutes of a cold one first. pip's cache stays the user's (``PIP_CACHE_DIR``): "warm package caches" in every run.
 Prints each figure, the anchor and their ratio, and the 1-minute load average.
 """
 
@@ -110,13 +112,14 @@ def main() -> int:
     p.add_argument("--port", type=int, default=8765)
     p.add_argument("--skip", default="", help="comma-separated: cold, warm, anchor")
     p.add_argument("--keep", action="store_true", help="keep the clones and logs")
+    p.add_argument("--cache-home", type=Path, help="an existing XDG_CACHE_HOME (default: new)")
     args = p.parse_args()
     skip = set(filter(None, args.skip.split(",")))
     rev = subprocess.run(["git", "-C", str(args.repo), "rev-parse", args.rev], check=True,
                          capture_output=True, text=True).stdout.strip()  # fmt: skip
     work = Path(tempfile.mkdtemp(prefix="gridalign-cold-"))
-    cache_home = work / "xdg-cache"
-    cache_home.mkdir()
+    cache_home = args.cache_home or work / "xdg-cache"
+    cache_home.mkdir(exist_ok=True)
     env = base_env(cache_home)
     figures: dict[str, tuple[float, float]] = {}
     try:
