@@ -21,6 +21,7 @@ from annotator.grid.selectors import queue as queue_selectors
 from annotator.grid.selectors.assignments import get_own_assignment
 from annotator.grid.selectors.grid import grid_payload
 from annotator.models import Assignment, Project
+from annotator.seeding.selectors import pending_seed_job
 from annotator.templatetags.gridalign import render_markdown
 
 QUEUE_PAGE_SIZE = 200
@@ -67,12 +68,15 @@ def queue(request: HttpRequest, project_id: int) -> HttpResponse:
 def annotate(request: HttpRequest, assignment_id: int) -> HttpResponse:
     """The grid page. Opening it is recorded (time spent on the first save counts from here).
     The page carries the API's answer for the assignment (``grid_data``, the same JSON as
-    ``GET /api/assignments/<id>/``), so the grid draws without another request."""
+    ``GET /api/assignments/<id>/``), so the grid draws without another request. A pair with
+    no seed while the project's seed job runs shows that job (the demo right after
+    ``make run``): reloaded after it, the pair starts from its new seed."""
     assignment = get_own_assignment(assignment_id=assignment_id, user=request.user)
     if assignment is None:
         raise Http404("No such assignment in your queue.")
     annotation_services.open_assignment(assignment=assignment, user=request.user)
     project = assignment.pair.project
+    grid_data = grid_payload(assignment=assignment)
     context = {
         "assignment": assignment,
         "project": project,
@@ -81,7 +85,9 @@ def annotate(request: HttpRequest, assignment_id: int) -> HttpResponse:
         "queue_url": reverse("project-queue", args=[project.pk]),
         "guidelines_url": reverse("project-guidelines", args=[project.pk]),
         "flag_reasons": [(v, label) for v, label in Assignment.Flag.choices if v],
-        "grid_data": grid_payload(assignment=assignment),
+        "grid_data": grid_data,
+        # no seed yet: the seed job that will write it, shown with its progress
+        "seed_job": None if grid_data.get("seed") else pending_seed_job(project=project),
     }
     return HttpResponse(select_template(GRID_TEMPLATES).render(context, request))
 

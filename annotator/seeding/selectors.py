@@ -1,5 +1,6 @@
 """Reads about seeds: the uncertainty-first queue order (issue 11 §3), and a seed job's result
-in words (:func:`seed_result_summary`).
+in words (:func:`seed_result_summary`), and the project's unfinished seed job
+(:func:`pending_seed_job`).
 
 A project with ``uncertainty_first`` serves its unstarted, non-trial assignments most
 uncertain seed first (``SeedAlignment.uncertainty``, written at seeding), after the pairs the
@@ -14,7 +15,7 @@ from typing import Any
 
 from django.db.models import Case, F, FloatField, IntegerField, Q, QuerySet, Value, When
 
-from annotator.models import Assignment
+from annotator.models import Assignment, Job, Project
 
 _UNCERTAINTY_FIRST = Q(
     pair__project__uncertainty_first=True,
@@ -116,3 +117,11 @@ def seed_result_summary(result: Mapping[str, Any]) -> str | None:
         f"{kept} with work kept theirs."
     )
     return " ".join(words)
+
+
+def pending_seed_job(*, project: Project) -> Job | None:
+    """The project's oldest queued or running seed job (the one ``start_job`` would reuse),
+    or None."""
+    unfinished = [Job.Status.QUEUED, Job.Status.RUNNING]
+    jobs = Job.objects.filter(project=project, kind="seed", status__in=unfinished)
+    return jobs.order_by("created_at", "id").first()

@@ -12,8 +12,13 @@ DEBUG is on (``make run``) or ``--force`` is given: on a production database it 
 anyone who read the README a lead's account.
 
 So that ``make run`` shows a working grid, the demo project is then seeded once with the
-aligner (synchronously, only while it has no seeds) and its pairs are assigned to
-``annotator1`` and ``annotator2`` (:func:`assign_demo_pairs`).
+aligner (only while it has no seeds) and its pairs are assigned to ``annotator1`` and
+``annotator2`` (:func:`assign_demo_pairs`). By default the seeding runs here, synchronously;
+with ``--seed-in-worker`` (what ``make run`` passes, issue 34) a seed job is queued instead, for
+the Celery worker that ``rundev`` starts next: the login page is served some seconds sooner,
+the project page shows the job's progress, and the job points the assignments at the seeds
+once written (nobody's started work is touched). A pair opened before that says the seeds are
+on their way (the grid page shows the job) and takes its seed on the next opening.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from django.db import transaction
 from alignment_core.formats import read_pairs
 from annotator.corpora.services.importing import import_pairs
 from annotator.models import Assignment, Membership, Project, SeedAlignment, SentencePair
-from annotator.seeding.services import seed_project
+from annotator.seeding.services import seed_project, start_seed_job
 
 DEMO_PROJECT = "Demo: paraphrase alignment"
 DEMO_PAIRS = Path(__file__).resolve().parents[2] / "demo_data" / "demo_pairs.jsonl"
@@ -84,8 +89,10 @@ Trial pairs are for practice: they never become part of the gold corpus.
 """
 
 
-def setup_demo() -> dict[str, Any]:
-    """Create or complete the demo project; return what was done (for the command's output)."""
+def setup_demo(*, seed_in_worker: bool = False) -> dict[str, Any]:
+    """Create or complete the demo project; return what was done (for the command's output).
+    ``seed_in_worker``: queue the first seeding as a job (``done["seed_job"]``) instead of
+    running it here."""
     User = get_user_model()
     done: dict[str, Any] = {"users_created": [], "pairs_imported": 0}
     with transaction.atomic():
@@ -122,9 +129,12 @@ def setup_demo() -> dict[str, Any]:
             )
             done["pairs_imported"] = report.pairs_created
     done["project"] = project
-    done["seeded"] = 0
+    done["seeded"], done["seed_job"] = 0, None
     if not SeedAlignment.objects.filter(pair__project=project).exists():
-        done["seeded"] = seed_project(project=project, use_gold=True)["pairs"]
+        if seed_in_worker:  # an unfinished seed job of the project is reused, not doubled
+            done["seed_job"] = start_seed_job(project=project, user=None, use_gold=True)
+        else:
+            done["seeded"] = seed_project(project=project, use_gold=True)["pairs"]
     done["assignments_created"] = assign_demo_pairs(
         project=project, annotators=[users["annotator1"], users["annotator2"]]
     )
@@ -180,8 +190,16 @@ class Command(BaseCommand):
             action="store_true",
             help="run with DEBUG off too (the demo users' passwords are public: not in production)",
         )
+        parser.add_argument(
+            "--seed-in-worker",
+            action="store_true",
+            help="queue the first seeding as a job for the Celery worker instead of running it "
+            "here (make run: the worker that rundev starts runs it)",
+        )
 
-    def handle(self, *args: Any, force: bool = False, **options: Any) -> None:
+    def handle(
+        self, *args: Any, force: bool = False, seed_in_worker: bool = False, **options: Any
+    ) -> None:
         if not (settings.DEBUG or force):
             users = ", ".join(username for username, _password, _role in DEMO_USERS)
             raise CommandError(
@@ -190,7 +208,7 @@ class Command(BaseCommand):
                 "refusing. Run it with DEBUG=true on a development database, or add --force "
                 "if this database is a throwaway demo."
             )
-        done = setup_demo()
+        done = setup_demo(seed_in_worker=seed_in_worker)
         project = done["project"]
         pairs = SentencePair.objects.filter(project=project)
         state = "created" if done["project_created"] else "already there"
@@ -202,6 +220,11 @@ class Command(BaseCommand):
         )
         if done["seeded"]:
             self.stdout.write(f"Seeded {done['seeded']} pairs with the aligner.")
+        if done["seed_job"] is not None:
+            self.stdout.write(
+                f"Seed job {done['seed_job'].pk} queued: the worker seeds the pairs "
+                "(the project page shows its progress)."
+            )
         for username in ("annotator1", "annotator2"):
             mine = Assignment.objects.filter(
                 pair__project=project, annotator__username=username, withdrawn_at__isnull=True
