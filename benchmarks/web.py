@@ -137,14 +137,14 @@ def timed(fn, *args) -> tuple[float, object]:
     return (time.perf_counter() - t0) * 1000.0, result
 
 
-def profile(folder: str, ids: list[int], get, put) -> None:
-    """pyinstrument over opens (page + data) and saves of pairs the timed loop did not touch,
-    each kind in its own profile (its Python: middleware, views, serializers, JSON)."""
+def profile(folder: str, fresh: list[int], get, put) -> None:
+    """pyinstrument over opens (page + data) and saves of ``fresh``, pairs the timed loop did
+    not touch (never saved: a save based on version 0 is accepted), each kind in its own
+    profile (its Python: middleware, views, serializers, JSON)."""
     from pyinstrument import Profiler
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    fresh = ids[-201:-1]
     work = {
         "open": lambda a: get(f"/annotate/{a}/"),
         "data": lambda a: get(f"/api/assignments/{a}/"),
@@ -297,7 +297,8 @@ def run(args: argparse.Namespace) -> int:
             queries[name] = len(ctx.captured_queries)
 
     if args.profile:
-        profile(args.profile, ids, get, put)
+        touched = {*sample, ids[-1]}
+        profile(args.profile, [a for a in ids if a not in touched][:200], get, put)
 
     bare95 = percentile(trivial, 0.95)
     anchor95 = percentile(trivial_user, 0.95)
