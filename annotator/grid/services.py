@@ -27,6 +27,7 @@ from annotator.grid.selectors.assignments import (
     annotation_state,
     current_annotation,
     starting_seed,
+    starting_seed_id,
 )
 from annotator.links import parse_links, to_alignment
 from annotator.models import Annotation, AnnotationRevision, Assignment
@@ -98,9 +99,9 @@ def open_assignment(*, assignment: Assignment, user: Any, now: datetime | None =
     if assignment.started_at is None:
         changes["started_at"] = now
     if assignment.seed_id is None and assignment.status == Assignment.Status.ASSIGNED:
-        seed = starting_seed(assignment=assignment)
-        if seed is not None:
-            changes["seed_id"] = seed.pk
+        seed_id = starting_seed_id(assignment=assignment)
+        if seed_id is not None:
+            changes["seed_id"] = seed_id
     Assignment.objects.filter(pk=assignment.pk).update(**changes)
     for field, value in changes.items():
         setattr(assignment, field, value)

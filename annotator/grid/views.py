@@ -1,6 +1,7 @@
 """The annotator's pages: their queue in a project, the grid page of one assignment and the
-project's guidelines. The grid page only frames the pair: its script fetches everything else
-from ``/api/assignments/<id>/`` (annotator.grid.api.assignments)."""
+project's guidelines. The grid page carries what changes per request (the pair's tokens, the
+annotation, the queue place); its script fetches the seed and its posteriors from
+``/api/assignments/<id>/seed/`` (annotator.grid.api.assignments), cached by the browser."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from annotator.discussions import selectors as discussion_selectors
 from annotator.grid import services as annotation_services
 from annotator.grid.selectors import queue as queue_selectors
 from annotator.grid.selectors.assignments import get_own_assignment
-from annotator.grid.selectors.grid import grid_payload
+from annotator.grid.selectors.grid import grid_page_payload
 from annotator.models import Assignment, Project
 from annotator.templatetags.gridalign import render_markdown
 
@@ -66,9 +67,10 @@ def queue(request: HttpRequest, project_id: int) -> HttpResponse:
 @login_required
 def annotate(request: HttpRequest, assignment_id: int) -> HttpResponse:
     """The grid page. Opening it is recorded (time spent on the first save counts from here).
-    The page carries the API's answer for the assignment (``grid_data``, the same JSON as
-    ``GET /api/assignments/<id>/``), so the grid draws without another request."""
-    assignment = get_own_assignment(assignment_id=assignment_id, user=request.user)
+    The page carries the API's answer for the assignment but the seed and posteriors
+    (``grid_data``: :func:`grid_page_payload`); the seed row is not even read here, the
+    script gets it from the seed endpoint, which a second opening revalidates (304)."""
+    assignment = get_own_assignment(assignment_id=assignment_id, user=request.user, with_seed=False)
     if assignment is None:
         raise Http404("No such assignment in your queue.")
     annotation_services.open_assignment(assignment=assignment, user=request.user)
@@ -81,7 +83,7 @@ def annotate(request: HttpRequest, assignment_id: int) -> HttpResponse:
         "queue_url": reverse("project-queue", args=[project.pk]),
         "guidelines_url": reverse("project-guidelines", args=[project.pk]),
         "flag_reasons": [(v, label) for v, label in Assignment.Flag.choices if v],
-        "grid_data": grid_payload(assignment=assignment),
+        "grid_data": grid_page_payload(assignment=assignment),
     }
     return HttpResponse(select_template(GRID_TEMPLATES).render(context, request))
 

@@ -125,6 +125,7 @@ class AssignmentUrlsSerializer(serializers.Serializer):
     submit = serializers.CharField()
     flag = serializers.CharField()
     page = serializers.CharField()
+    seed = serializers.CharField(help_text="the seed and posteriors, with an ETag (GET .../seed/)")
     queue = serializers.CharField()
     guidelines = serializers.CharField()
     next_page = serializers.CharField(allow_null=True)
