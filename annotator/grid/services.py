@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from annotator.discussions.services import post_message
 from annotator.gold.services.gold import gold_from_single_submission
+from annotator.grid.save_writes import write_save
 from annotator.grid.selectors.assignments import (
     AnnotationState,
     annotation_state,
@@ -197,9 +198,7 @@ def _save_locked(
             annotation = Annotation(assignment=locked, links=stored_links, version=1)
         else:
             annotation.links, annotation.version = stored_links, annotation.version + 1
-        annotation.save()
-        locked.annotation = annotation  # what a read after the save (trial feedback) sees
-        revision = AnnotationRevision.objects.create(
+        revision = AnnotationRevision(
             annotation=annotation,
             version=annotation.version,
             kind=kind,
@@ -208,8 +207,10 @@ def _save_locked(
             author=user,
             elapsed_seconds=elapsed,
         )
-
         _mark_activity(locked, kind=kind, now=now)
+        # the annotation, its revision and the activity: one round trip on PostgreSQL
+        write_save(locked, annotation, revision)
+        locked.annotation = annotation  # what a read after the save (trial feedback) sees
         if kind == AnnotationRevision.Kind.SUBMIT:
             _after_submit(locked)
     return SaveResult(annotation=annotation, revision=revision, assignment=locked)
@@ -255,14 +256,14 @@ def _lock_for_save(
 
 
 def _mark_activity(locked: Assignment, *, kind: str, now: datetime) -> None:
-    """The assignment after a save: last activity now, started, in progress or submitted."""
+    """The assignment after a save: last activity now, started, in progress or submitted (in
+    memory: :func:`write_save` writes it with the annotation and revision)."""
     locked.last_activity_at = now
     locked.started_at = locked.started_at or now
     if kind == AnnotationRevision.Kind.SUBMIT:
         locked.status, locked.submitted_at = Assignment.Status.SUBMITTED, now
     elif locked.status == Assignment.Status.ASSIGNED:
         locked.status = Assignment.Status.IN_PROGRESS
-    locked.save(update_fields=["last_activity_at", "started_at", "status", "submitted_at", "seed"])
 
 
 def submit_annotation(
