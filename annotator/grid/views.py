@@ -73,7 +73,7 @@ def annotate(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = get_own_assignment(assignment_id=assignment_id, user=request.user, with_seed=False)
     if assignment is None:
         raise Http404("No such assignment in your queue.")
-    annotation_services.open_assignment(assignment=assignment, user=request.user)
+    place = annotation_services.open_assignment_with_place(assignment=assignment, user=request.user)
     project = assignment.pair.project
     context = {
         "assignment": assignment,
@@ -83,7 +83,7 @@ def annotate(request: HttpRequest, assignment_id: int) -> HttpResponse:
         "queue_url": reverse("project-queue", args=[project.pk]),
         "guidelines_url": reverse("project-guidelines", args=[project.pk]),
         "flag_reasons": [(v, label) for v, label in Assignment.Flag.choices if v],
-        "grid_data": grid_page_payload(assignment=assignment),
+        "grid_data": grid_page_payload(assignment=assignment, place=place),
     }
     return HttpResponse(select_template(GRID_TEMPLATES).render(context, request))
 

@@ -40,16 +40,45 @@ def statements(ctx) -> list[str]:
     return [q["sql"] for q in ctx.captured_queries]
 
 
-def test_the_grid_page_costs_five_queries(grid, django_assert_num_queries):
-    """Session, user, the assignment with its pair, project, subcorpus, seed (posteriors
-    included) and annotation, the opening's update, the queue place (one row)."""
+def test_the_grid_page_costs_four_queries(grid, django_assert_num_queries):
+    """Session, user, the assignment with its pair, project, subcorpus and annotation (no seed
+    row: the script fetches it from the seed endpoint), then the opening's update and the queue
+    place: ONE statement on PostgreSQL (two on SQLite)."""
     client = logged_in(grid.annotator)
     assignment = grid.mine["b"]
     put(client, assignment, 0, [[0, 0, "S"]])  # with an annotation to read
-    with django_assert_num_queries(5):
+    with CaptureQueriesContext(connection) as ctx:
         response = client.get(f"/annotate/{assignment.pk}/")
     assert response.status_code == 200
-    assert '"version": 1' in response.content.decode()
+    assert len(ctx.captured_queries) == (4 if connection.vendor == "postgresql" else 5)
+    assert not any("annotator_seedalignment" in s for s in statements(ctx))
+    page = response.content.decode()
+    assert '"version": 1' in page and '"posteriors":' not in page
+
+
+def test_the_opening_with_the_place_records_what_the_opening_does(grid):
+    """The page's one statement records the opening as open_assignment does (started, last
+    activity, the seed started from) and answers the same queue place as the API."""
+    client = logged_in(grid.annotator)
+    assignment = grid.mine["c"]
+    seed = assignment.seed
+    assignment.seed = None
+    assignment.save(update_fields=["seed"])
+    response = client.get(f"/annotate/{assignment.pk}/")
+    assert response.status_code == 200
+    assignment.refresh_from_db()
+    assert assignment.started_at is not None and assignment.last_activity_at is not None
+    assert assignment.seed_id == seed.pk  # the pair's latest seed, recorded at the opening
+    first = assignment.started_at
+    client.get(f"/annotate/{assignment.pk}/")
+    assignment.refresh_from_db()
+    assert assignment.started_at == first < assignment.last_activity_at
+    page = response.content.decode()
+    api = client.get(f"/api/assignments/{assignment.pk}/").json()
+    assert json.dumps(api["queue"]) in page
+    assert api["queue"] == {"position": 4, "total": 4, "submitted": 0, "next": None,
+                            "previous": grid.mine["b"].pk}  # fmt: skip
+    assert logged_in(grid.other).get(f"/annotate/{assignment.pk}/").status_code == 404
 
 
 def test_the_grid_data_costs_four_queries(grid, django_assert_num_queries):

@@ -303,8 +303,11 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         """Open the pair as the grid page does: time spent on its first save counts from now,
         and the seed it starts from is recorded; answers the assignment's grid data."""
         assignment = self.get_object()
-        annotation_services.open_assignment(assignment=assignment, user=request.user)
-        return Response(AssignmentDetailSerializer(grid_payload(assignment=assignment)).data)
+        place = annotation_services.open_assignment_with_place(
+            assignment=assignment, user=request.user
+        )
+        data = grid_payload(assignment=assignment, place=place)
+        return Response(AssignmentDetailSerializer(data).data)
 
     @action(detail=True, methods=["get"])
     def seed(self, request: Request, pk: str | None = None) -> HttpResponseBase:

@@ -21,7 +21,7 @@ from annotator.grid.selectors.assignments import (
     starting_seed,
     trial_feedback,
 )
-from annotator.grid.selectors.queue import queue_place
+from annotator.grid.selectors.queue import QueuePlace, queue_place
 from annotator.models import POSTERIOR_SCALE, Assignment, SeedAlignment
 from annotator.projects.selectors.projects import pair_data
 
@@ -136,27 +136,29 @@ def grid_urls(assignment: Assignment, place: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def grid_payload(*, assignment: Assignment) -> dict[str, Any]:
+def grid_payload(*, assignment: Assignment, place: QueuePlace | None = None) -> dict[str, Any]:
     """Everything the grid page's script starts from: :func:`grid_data` with its ``urls``. The
     API's ``GET /api/assignments/<id>/`` answers it, and the grid page carries the same in its
     HTML (one request fewer to open a pair)."""
-    data = grid_data(assignment=assignment)
+    data = grid_data(assignment=assignment, place=place)
     data["urls"] = grid_urls(assignment, data["queue"])
     return data
 
 
-def grid_page_payload(*, assignment: Assignment) -> dict[str, Any]:
+def grid_page_payload(*, assignment: Assignment, place: QueuePlace | None = None) -> dict[str, Any]:
     """What the grid PAGE carries: :func:`grid_payload` without ``seed`` and ``posteriors``,
     which do not change between aligner runs: the page's script fetches them from
     ``urls.seed`` (:func:`seed_data`), which the browser keeps and revalidates (issue 32).
-    Only what changes per request is left: the annotation, the queue place, status, flag."""
-    data = _per_request_data(assignment)
+    Only what changes per request is left: the annotation, the queue place (``place``, when
+    the caller has it already), status, flag."""
+    data = _per_request_data(assignment, place)
     data["urls"] = grid_urls(assignment, data["queue"])
     return data
 
 
-def _per_request_data(assignment: Assignment) -> dict[str, Any]:
+def _per_request_data(assignment: Assignment, place: QueuePlace | None = None) -> dict[str, Any]:
     annotation = current_annotation(assignment=assignment)
+    place = place or queue_place(assignment=assignment)
     return {
         "id": assignment.pk,
         "project": assignment.pair.project_id,
@@ -168,18 +170,18 @@ def _per_request_data(assignment: Assignment) -> dict[str, Any]:
             if annotation is not None
             else None
         ),
-        "queue": queue_place(assignment=assignment).as_dict(),
+        "queue": place.as_dict(),
         "feedback": trial_feedback(assignment=assignment),
     }
 
 
-def grid_data(*, assignment: Assignment) -> dict[str, Any]:
+def grid_data(*, assignment: Assignment, place: QueuePlace | None = None) -> dict[str, Any]:
     """The assignment as the grid sees it (without ``urls``: see :func:`grid_payload`)."""
     pair = assignment.pair
     seed = starting_seed(assignment=assignment)
     rows, cols = pair.shape
     return {
-        **_per_request_data(assignment),
+        **_per_request_data(assignment, place),
         "seed": {"links": seed.links, "aligner_run": seed.aligner_run_id} if seed else None,
         "posteriors": posteriors_data(seed, rows, cols),
     }
