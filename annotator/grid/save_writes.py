@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from django.db import connection
+from django.db import DatabaseError, connection
 
 from annotator.models import Annotation, AnnotationRevision, Assignment
 
@@ -55,6 +55,8 @@ def write_save(
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         annotation_id, revision_id = cursor.fetchone()
+    if revision_id is None:  # the annotation row was not there to update: write nothing
+        raise DatabaseError(f"annotation {annotation.pk} of assignment {assignment.pk} is gone")
     annotation.pk, revision.pk = annotation_id, revision_id
     revision.annotation = annotation
     for instance in (annotation, revision):
