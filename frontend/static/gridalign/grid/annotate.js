@@ -5,6 +5,11 @@
 //   saving.js   autosave, the save indicator and conflicts (transport.js)  feedback.js trial feedback
 //   viewport.js zoom and viewport maths, remembered view settings
 //
+// The page carries the assignment's data but its seed and posteriors, which do not change
+// between aligner runs: they come from the seed endpoint (urls.seed), which the browser keeps
+// and revalidates (ETag → 304), so a pair opened again costs the server no matrix. The grid is
+// drawn once the seed is here; without it the pair opens editable, saying why (withSeed).
+//
 // Submitting moves on to the next pair without reloading the page: the next assignment is
 // opened through the API (POST …/open/, which records the opening as the page's GET does),
 // its grid replaces this one and the address becomes its page (history.pushState), so Back,
