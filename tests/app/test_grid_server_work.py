@@ -52,6 +52,7 @@ def test_the_grid_page_costs_four_queries(grid, django_assert_num_queries):
     assert response.status_code == 200
     assert len(ctx.captured_queries) == (4 if connection.vendor == "postgresql" else 5)
     assert not any("annotator_seedalignment" in s for s in statements(ctx))
+    assert not any('"guidelines"' in s for s in statements(ctx))  # the project's long texts
     page = response.content.decode()
     assert '"version": 1' in page and '"posteriors":' not in page
 

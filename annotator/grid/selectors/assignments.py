@@ -48,6 +48,9 @@ GRID_RELATED = ("pair", "pair__project", "pair__subcorpus", "seed", "annotation"
 # What the grid PAGE reads: the same but the seed, whose links and posterior matrix the page's
 # script fetches from the seed endpoint, cached and revalidated by the browser.
 GRID_PAGE_RELATED = ("pair", "pair__project", "pair__subcorpus", "annotation")
+# The project's long texts, which the grid never shows (its guidelines are a page of their own):
+# not read with every opening.
+_PROJECT_TEXTS = ("pair__project__guidelines", "pair__project__description")
 
 
 def get_own_assignment(
@@ -57,7 +60,13 @@ def get_own_assignment(
     with everything the grid shows of it (:data:`GRID_RELATED`; without its seed row:
     :data:`GRID_PAGE_RELATED`)."""
     related = GRID_RELATED if with_seed else GRID_PAGE_RELATED
-    return own_assignments(user=user).select_related(*related).filter(pk=assignment_id).first()
+    return (
+        own_assignments(user=user)
+        .select_related(*related)
+        .defer(*_PROJECT_TEXTS)
+        .filter(pk=assignment_id)
+        .first()
+    )
 
 
 def starting_seed(*, assignment: Assignment) -> SeedAlignment | None:
