@@ -1,8 +1,11 @@
 """The annotator's pages: their queue in a project, the grid page of one assignment and the
-project's guidelines. The grid page only frames the pair: its script fetches everything else
-from ``/api/assignments/<id>/`` (annotator.grid.api.assignments)."""
+project's guidelines. The grid page carries what changes per request (the pair's tokens, the
+annotation, the queue place); its script fetches the seed and its posteriors from
+``/api/assignments/<id>/seed/`` (annotator.grid.api.assignments), cached by the browser."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import nh3
 from django.contrib.auth.decorators import login_required
@@ -19,8 +22,8 @@ from annotator.discussions import selectors as discussion_selectors
 from annotator.grid import services as annotation_services
 from annotator.grid.selectors import queue as queue_selectors
 from annotator.grid.selectors.assignments import get_own_assignment
-from annotator.grid.selectors.grid import grid_payload
-from annotator.models import Assignment, Project
+from annotator.grid.selectors.grid import grid_page_payload
+from annotator.models import Assignment, Project, SeedAlignment
 from annotator.seeding.selectors import pending_seed_job
 from annotator.templatetags.gridalign import render_markdown
 
@@ -64,19 +67,29 @@ def queue(request: HttpRequest, project_id: int) -> HttpResponse:
 
 @never_cache
 @require_GET
+def _pending_seed_job(*, assignment: Assignment, project: Project) -> Any:
+    """The seed job that will write this pair's first seed, when it has none yet (None
+    otherwise); read only for an assignment with no seed of its own."""
+    if assignment.seed_id is not None:
+        return None
+    if SeedAlignment.objects.filter(pair_id=assignment.pair_id).exists():
+        return None
+    return pending_seed_job(project=project)
+
+
 @login_required
 def annotate(request: HttpRequest, assignment_id: int) -> HttpResponse:
     """The grid page. Opening it is recorded (time spent on the first save counts from here).
-    The page carries the API's answer for the assignment (``grid_data``, the same JSON as
-    ``GET /api/assignments/<id>/``), so the grid draws without another request. A pair with
-    no seed while the project's seed job runs shows that job (the demo right after
+    The page carries the API's answer for the assignment but the seed and posteriors
+    (``grid_data``: :func:`grid_page_payload`); the seed row is not even read here, the
+    script gets it from the seed endpoint, which a second opening revalidates (304). A pair
+    with no seed while the project's seed job runs shows that job (the demo right after
     ``make run``): reloaded after it, the pair starts from its new seed."""
-    assignment = get_own_assignment(assignment_id=assignment_id, user=request.user)
+    assignment = get_own_assignment(assignment_id=assignment_id, user=request.user, with_seed=False)
     if assignment is None:
         raise Http404("No such assignment in your queue.")
-    annotation_services.open_assignment(assignment=assignment, user=request.user)
+    place = annotation_services.open_assignment_with_place(assignment=assignment, user=request.user)
     project = assignment.pair.project
-    grid_data = grid_payload(assignment=assignment)
     context = {
         "assignment": assignment,
         "project": project,
@@ -85,9 +98,8 @@ def annotate(request: HttpRequest, assignment_id: int) -> HttpResponse:
         "queue_url": reverse("project-queue", args=[project.pk]),
         "guidelines_url": reverse("project-guidelines", args=[project.pk]),
         "flag_reasons": [(v, label) for v, label in Assignment.Flag.choices if v],
-        "grid_data": grid_data,
-        # no seed yet: the seed job that will write it, shown with its progress
-        "seed_job": None if grid_data.get("seed") else pending_seed_job(project=project),
+        "grid_data": grid_page_payload(assignment=assignment, place=place),
+        "seed_job": _pending_seed_job(assignment=assignment, project=project),
     }
     return HttpResponse(select_template(GRID_TEMPLATES).render(context, request))
 

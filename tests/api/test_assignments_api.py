@@ -167,10 +167,10 @@ def test_detail_has_pair_seed_posteriors_queue_and_urls(grid):
 
 
 def test_a_seeds_posteriors_come_with_the_assignment_in_one_query(grid):
-    """Issue 32: the grid reads the seed, its posterior matrix included, in the assignment's
-    own query (no separate read of the matrix, no per-process cache that misses on a first
-    opening); the page and the API answer the same matrix, and a pair's matrix is its own
-    seed's."""
+    """Issue 32: the API's detail reads the seed, its posterior matrix included, in the
+    assignment's own query (no separate read of the matrix, no per-process cache that misses
+    on a first opening); the grid page reads no matrix at all (its script fetches it from the
+    seed endpoint, which answers the same matrix); a pair's matrix is its own seed's."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -178,14 +178,18 @@ def test_a_seeds_posteriors_come_with_the_assignment_in_one_query(grid):
     assignment = grid.mine["c"]
     with CaptureQueriesContext(connection) as opening:
         page = client.get(f"/annotate/{assignment.pk}/")
-        data = client.get(detail_url(assignment)).json()
     assert page.status_code == 200
-    reads = [q["sql"] for q in opening.captured_queries if "posteriors" in q["sql"].lower()]
-    assert len(reads) == 2, reads  # one per request: the assignment's own query
+    assert not [q for q in opening.captured_queries if "posteriors" in q["sql"].lower()]
+    with CaptureQueriesContext(connection) as reading:
+        data = client.get(detail_url(assignment)).json()
+    reads = [q["sql"] for q in reading.captured_queries if "posteriors" in q["sql"].lower()]
+    assert len(reads) == 1, reads  # the assignment's own query
     assert all('FROM "annotator_assignment"' in sql for sql in reads), reads
     first = data["posteriors"]
     assert base64.b64decode(first["data"]) == posterior_bytes(len(SOURCE), len(TARGET))
-    assert first["data"] in page.content.decode()  # the page carries the same matrix
+    assert first["data"] not in page.content.decode()  # the page carries no matrix...
+    seed_answer = client.get(data["urls"]["seed"]).json()  # ...the seed endpoint the same one
+    assert seed_answer["posteriors"] == first
     seed = assignment.seed
     seed.posteriors = bytes(len(SOURCE) * len(TARGET))  # a matrix written by hand: no cache
     seed.save(update_fields=["posteriors"])

@@ -104,11 +104,18 @@ def test_grid_page_for_the_own_annotator_records_the_opening(grid, client_for):
     assert response.context["project"] == grid.project
     html = response.content.decode()
     assert not leaked_cells(html)  # other's links, gold: not in the page
-    # the page carries the API's answer for the assignment, so the grid needs no other request
+    # the page carries the API's answer for the assignment but the seed and its posteriors,
+    # which the grid fetches from the seed endpoint (cached and revalidated by the browser)
     embedded = re.search(r'<script id="grid-data" type="application/json">(.*?)</script>', html)
     assert embedded, "the grid's data is in the page"
-    api_answer = client_for(grid.annotator).get(f"/api/assignments/{assignment.pk}/").json()
-    assert json.loads(embedded.group(1)) == api_answer
+    client = client_for(grid.annotator)
+    api_answer = client.get(f"/api/assignments/{assignment.pk}/").json()
+    seed = client.get(api_answer["urls"]["seed"]).json()
+    assert seed == {"seed": api_answer["seed"], "posteriors": api_answer["posteriors"]}
+    assert seed["seed"] is not None and seed["posteriors"] is not None
+    page_data = json.loads(embedded.group(1))
+    assert {**page_data, **seed} == api_answer
+    assert "seed" not in page_data and "posteriors" not in page_data
     assert api_answer["pair"]["source"] == assignment.pair.source_tokens
     assignment.refresh_from_db()
     assert assignment.last_activity_at is not None and assignment.started_at is not None

@@ -125,6 +125,7 @@ class AssignmentUrlsSerializer(serializers.Serializer):
     submit = serializers.CharField()
     flag = serializers.CharField()
     page = serializers.CharField()
+    seed = serializers.CharField(help_text="the seed and posteriors, with an ETag (GET .../seed/)")
     queue = serializers.CharField()
     guidelines = serializers.CharField()
     next_page = serializers.CharField(allow_null=True)
@@ -302,8 +303,11 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         """Open the pair as the grid page does: time spent on its first save counts from now,
         and the seed it starts from is recorded; answers the assignment's grid data."""
         assignment = self.get_object()
-        annotation_services.open_assignment(assignment=assignment, user=request.user)
-        return Response(AssignmentDetailSerializer(grid_payload(assignment=assignment)).data)
+        place = annotation_services.open_assignment_with_place(
+            assignment=assignment, user=request.user
+        )
+        data = grid_payload(assignment=assignment, place=place)
+        return Response(AssignmentDetailSerializer(data).data)
 
     @action(detail=True, methods=["get"])
     def seed(self, request: Request, pk: str | None = None) -> HttpResponseBase:

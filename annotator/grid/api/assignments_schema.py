@@ -46,6 +46,7 @@ DETAIL = {
         "submit": "/api/assignments/40/submit/",
         "flag": "/api/assignments/40/flag/",
         "page": "/annotate/40/",
+        "seed": "/api/assignments/40/seed/",
         "queue": "/projects/1/queue/",
         "guidelines": "/projects/1/guidelines/",
         "next_page": "/annotate/41/",

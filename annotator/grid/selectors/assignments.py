@@ -45,12 +45,28 @@ def own_assignments(*, user: Any) -> QuerySet[Assignment]:
 # subcorpus, the seed it starts from (with its posterior matrix) and the annotator's current
 # annotation (issue 32: one query, not four).
 GRID_RELATED = ("pair", "pair__project", "pair__subcorpus", "seed", "annotation")
+# What the grid PAGE reads: the same but the seed, whose links and posterior matrix the page's
+# script fetches from the seed endpoint, cached and revalidated by the browser.
+GRID_PAGE_RELATED = ("pair", "pair__project", "pair__subcorpus", "annotation")
+# The project's long texts, which the grid never shows (its guidelines are a page of their own):
+# not read with every opening.
+_PROJECT_TEXTS = ("pair__project__guidelines", "pair__project__description")
 
 
-def get_own_assignment(*, assignment_id: int, user: Any) -> Assignment | None:
+def get_own_assignment(
+    *, assignment_id: int, user: Any, with_seed: bool = True
+) -> Assignment | None:
     """The assignment if it is ``user``'s own and not withdrawn, else None (callers: 404),
-    with everything the grid shows of it (:data:`GRID_RELATED`)."""
-    return own_assignments(user=user).select_related(*GRID_RELATED).filter(pk=assignment_id).first()
+    with everything the grid shows of it (:data:`GRID_RELATED`; without its seed row:
+    :data:`GRID_PAGE_RELATED`)."""
+    related = GRID_RELATED if with_seed else GRID_PAGE_RELATED
+    return (
+        own_assignments(user=user)
+        .select_related(*related)
+        .defer(*_PROJECT_TEXTS)
+        .filter(pk=assignment_id)
+        .first()
+    )
 
 
 def starting_seed(*, assignment: Assignment) -> SeedAlignment | None:
@@ -59,6 +75,14 @@ def starting_seed(*, assignment: Assignment) -> SeedAlignment | None:
     if assignment.seed_id is not None:
         return assignment.seed
     return SeedAlignment.objects.filter(pair_id=assignment.pair_id).order_by("-id").first()
+
+
+def starting_seed_id(*, assignment: Assignment) -> int | None:
+    """The id of :func:`starting_seed`, without reading the seed row (its posterior matrix)."""
+    if assignment.seed_id is not None:
+        return assignment.seed_id
+    latest = SeedAlignment.objects.filter(pair_id=assignment.pair_id).order_by("-id")
+    return latest.values_list("id", flat=True).first()
 
 
 def current_annotation(*, assignment: Assignment) -> Annotation | None:

@@ -15,12 +15,13 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 
 from annotator.grid.selectors.assignments import (
-    annotation_state,
+    AnnotationState,
+    current_annotation,
     own_assignments,
     starting_seed,
     trial_feedback,
 )
-from annotator.grid.selectors.queue import queue_place
+from annotator.grid.selectors.queue import QueuePlace, queue_place
 from annotator.models import POSTERIOR_SCALE, Assignment, SeedAlignment
 from annotator.projects.selectors.projects import pair_data
 
@@ -127,6 +128,7 @@ def grid_urls(assignment: Assignment, place: dict[str, Any]) -> dict[str, Any]:
         "submit": reverse("assignment-submit", args=[assignment.pk]),
         "flag": reverse("assignment-flag", args=[assignment.pk]),
         "page": reverse("annotate", args=[assignment.pk]),
+        "seed": reverse("assignment-seed", args=[assignment.pk]),
         "queue": reverse("project-queue", args=[project_id]),
         "guidelines": reverse("project-guidelines", args=[project_id]),
         "next_page": page_url(place["next"]),
@@ -134,30 +136,52 @@ def grid_urls(assignment: Assignment, place: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def grid_payload(*, assignment: Assignment) -> dict[str, Any]:
+def grid_payload(*, assignment: Assignment, place: QueuePlace | None = None) -> dict[str, Any]:
     """Everything the grid page's script starts from: :func:`grid_data` with its ``urls``. The
     API's ``GET /api/assignments/<id>/`` answers it, and the grid page carries the same in its
     HTML (one request fewer to open a pair)."""
-    data = grid_data(assignment=assignment)
+    data = grid_data(assignment=assignment, place=place)
     data["urls"] = grid_urls(assignment, data["queue"])
     return data
 
 
-def grid_data(*, assignment: Assignment) -> dict[str, Any]:
+def grid_page_payload(*, assignment: Assignment, place: QueuePlace | None = None) -> dict[str, Any]:
+    """What the grid PAGE carries: :func:`grid_payload` without ``seed`` and ``posteriors``,
+    which do not change between aligner runs: the page's script fetches them from
+    ``urls.seed`` (:func:`seed_data`), which the browser keeps and revalidates (issue 32).
+    Only what changes per request is left: the annotation, the queue place (``place``, when
+    the caller has it already), status, flag."""
+    data = _per_request_data(assignment, place)
+    data["urls"] = grid_urls(assignment, data["queue"])
+    return data
+
+
+def _per_request_data(assignment: Assignment, place: QueuePlace | None = None) -> dict[str, Any]:
+    annotation = current_annotation(assignment=assignment)
+    place = place or queue_place(assignment=assignment)
+    return {
+        "id": assignment.pk,
+        "project": assignment.pair.project_id,
+        "status": assignment.status,
+        "flag": flag_data(assignment),
+        "pair": pair_data(assignment.pair),
+        "annotation": (
+            AnnotationState(annotation.version, annotation.links, annotation.updated_at).as_dict()
+            if annotation is not None
+            else None
+        ),
+        "queue": place.as_dict(),
+        "feedback": trial_feedback(assignment=assignment),
+    }
+
+
+def grid_data(*, assignment: Assignment, place: QueuePlace | None = None) -> dict[str, Any]:
     """The assignment as the grid sees it (without ``urls``: see :func:`grid_payload`)."""
     pair = assignment.pair
     seed = starting_seed(assignment=assignment)
-    state = annotation_state(assignment=assignment)
     rows, cols = pair.shape
     return {
-        "id": assignment.pk,
-        "project": pair.project_id,
-        "status": assignment.status,
-        "flag": flag_data(assignment),
-        "pair": pair_data(pair),
+        **_per_request_data(assignment, place),
         "seed": {"links": seed.links, "aligner_run": seed.aligner_run_id} if seed else None,
         "posteriors": posteriors_data(seed, rows, cols),
-        "annotation": state.as_dict() if state.version > 0 else None,
-        "queue": queue_place(assignment=assignment).as_dict(),
-        "feedback": trial_feedback(assignment=assignment),
     }

@@ -182,6 +182,15 @@ def queue_place(*, assignment: Assignment) -> QueuePlace:
     """Position, neighbours and the next pair still to do (after this one, wrapping round to
     the start of the queue), in one query over the annotator's queue in this project that
     answers one row."""
+    sql, params = place_query(assignment=assignment)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return place_from_row(cursor.fetchone())
+
+
+def place_query(*, assignment: Assignment) -> tuple[str, list[Any]]:
+    """The SQL of :func:`queue_place` (``WITH q AS (...) SELECT ...``: one row) and its
+    parameters, for a caller that sends it along with a write (the grid page's opening)."""
     # The project's flag when it was read with the pair (else the order asks the database)
     pair = assignment.pair
     uncertainty_first = (
@@ -189,12 +198,13 @@ def queue_place(*, assignment: Assignment) -> QueuePlace:
     )
     sql, params = _place_statement(uncertainty_first)
     values = {_ANNOTATOR: assignment.annotator_id, _PROJECT: pair.project_id}
-    with connection.cursor() as cursor:
-        bound = [values.get(p, p) if type(p) is int else p for p in params]
-        cursor.execute(sql, [*bound, assignment.pk])
-        rn, total, done, following, previous, todo_after, todo_any, trial, trials_todo = (
-            cursor.fetchone()
-        )
+    bound = [values.get(p, p) if type(p) is int else p for p in params]
+    return sql, [*bound, assignment.pk]
+
+
+def place_from_row(row: tuple[Any, ...]) -> QueuePlace:
+    """The :class:`QueuePlace` of the one row :func:`place_query` answers."""
+    rn, total, done, following, previous, todo_after, todo_any, trial, trials_todo = row
     # After a trial pair once the trial set is done (this submit may just have finished it),
     # the trial block stood before all other work: what follows it is the first pair still to
     # do in the order the queue page now lists, not the pair after the trial pair's own import

@@ -5,6 +5,11 @@
 //   saving.js   autosave, the save indicator and conflicts (transport.js)  feedback.js trial feedback
 //   viewport.js zoom and viewport maths, remembered view settings
 //
+// The page carries the assignment's data but its seed and posteriors, which do not change
+// between aligner runs: they come from the seed endpoint (urls.seed), which the browser keeps
+// and revalidates (ETag → 304), so a pair opened again costs the server no matrix. The grid is
+// drawn once the seed is here; without it the pair opens editable, saying why (withSeed).
+//
 // Submitting moves on to the next pair without reloading the page: the next assignment is
 // opened through the API (POST …/open/, which records the opening as the page's GET does),
 // its grid replaces this one and the address becomes its page (history.pushState), so Back,
@@ -79,6 +84,7 @@ function mount(readOnly) {
   setPosteriors(toolbar.posteriorsWanted);
   toolbar.showZoom(grid.cell);
   toolbar.setEditable(!readOnly);
+  if (data.seedError) for (const name of ["reset", "accept-seed"]) act(name).disabled = true;
   toolbar.showUndo(state, readOnly);
 }
 
@@ -145,7 +151,7 @@ async function leaveFor(url) {
 }
 
 async function submit({ acceptSeed = false } = {}) {
-  if (busy || !saver || grid.readOnly) return;
+  if (busy || !saver || grid.readOnly || (acceptSeed && data.seedError)) return;
   if (acceptSeed) {
     const edits = editCount(state.seedLinks(), state.toLinks());
     if (edits > 0 && !window.confirm(`Discard your ${edits} edit(s) and submit the seed alignment?`)) return;
@@ -297,17 +303,60 @@ window.addEventListener("popstate", async () => {
 });
 
 async function open() {
+  let page;
   try {
-    // the page carries the API's answer (one request fewer); the API is the fallback
+    // the page carries the API's answer but the seed (one request fewer); the API is the fallback
     const embedded = document.getElementById("grid-data");
-    data = embedded ? JSON.parse(embedded.textContent) : await getJson(root.dataset.apiUrl);
+    page = embedded ? JSON.parse(embedded.textContent) : await getJson(root.dataset.apiUrl);
   } catch (err) {
     $("grid").innerHTML = "";
     setMessage(`Could not load the pair (${err.message}). Reload the page to try again.`, true);
     return;
   }
-  history.replaceState({ assignment: data.id }, "");
-  show(data);
+  history.replaceState({ assignment: page.id }, "");
+  // While the seed is on its way (a revalidation, usually answered 304 from the browser's
+  // cache) the grid area says so; the grid is drawn once, with its seed marks and shading.
+  $("grid").querySelector(".note")?.replaceChildren("Loading the aligner's seed…");
+  show(await withSeed(page));
+}
+
+const SEED_TIMEOUT_MS = 20000;
+
+/** ``next`` with its ``seed`` and ``posteriors``: its own when it carries them (the API's
+ * answer, after a submit), else from ``urls.seed`` (the page's), which the browser keeps and
+ * revalidates (ETag, Cache-Control: no-cache → 304). Never fails: when the seed cannot be
+ * had, ``seedError`` says why and the pair opens without seed marks or shading. */
+async function withSeed(next) {
+  if ("seed" in next) return next;
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), SEED_TIMEOUT_MS);
+  try {
+    const response = await fetch(next.urls.seed, {
+      credentials: "same-origin",
+      headers: { Accept: "application/json" },
+      signal: abort.signal,
+    });
+    if (!response.ok) throw new Error(`the server answered ${response.status}`);
+    const { seed, posteriors } = await response.json();
+    return { ...next, seed, posteriors, seedError: null };
+  } catch (err) {
+    const why = err.name === "AbortError" ? "no answer" : err.message || "no connection";
+    return { ...next, seed: null, posteriors: null, seedError: why };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Say that the seed is missing and what that means for this pair (a line of its own, which
+ * the save indicator's messages do not replace), or hide the line when the seed is here. */
+function showSeedError() {
+  const el = $("seed-error");
+  el.hidden = !data.seedError;
+  if (!data.seedError) return;
+  const start = data.annotation ? "your saved alignment is shown" : "you start from no links";
+  el.textContent =
+    `The aligner's seed could not be loaded (${data.seedError}): no seed marks or shading, and ` +
+    `no Reset to seed; ${start} and can edit it. Reload the page to try again.`;
 }
 
 /** Show assignment ``next`` (the API's grid data): on opening the page, and after a submit. */
@@ -363,6 +412,7 @@ function show(next) {
     const restored = saver.restore(server);
     if (restored === "apply") setMessage("Restored changes kept in this browser; saving them now.");
   }
+  showSeedError();
   flushOtherPending({ exceptUrl: urls.annotation, csrfToken }).catch(() => {});
   if (!submitted) grid.focus();
   root.dataset.ready = "1"; // for tests and benchmarks: the grid is live
