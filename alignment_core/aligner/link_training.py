@@ -6,9 +6,12 @@ classifier stages fitted fold by fold (``_FoldFitter``, ``_fit_stages``), and a 
 the model's own links (``_count_own_links``).
 
 The built-in English model (``aligner.builtin``; given as ``builtin``, for English pairs):
-with too little gold it seeds instead of the HMM (``kind == "builtin"``, ``_builtin_alone``);
-with enough, it pools with the model trained on the gold, its weight chosen by
-cross-validation (``_pooled``, ``info["builtin_weight"]``). When it cannot read the inputs (a
+with no gold (or one pair) it seeds instead of the HMM (``kind == "builtin"``,
+``_builtin_alone``); with enough gold, it pools with the model trained on the gold, its weight
+chosen by cross-validation (``_pooled``, ``info["builtin_weight"]``); in between (2 to
+``min_gold_pairs`` − 1 gold pairs) it pools at the fixed weight ``FEW_GOLD_BUILTIN_WEIGHT``
+and the built-in threshold (``info["builtin_weight_fixed"]`` says so), so the first gold
+pairs count. When it cannot read the inputs (a
 resource missing or off) it is not used, and ``info["builtin_not_used"]`` says why."""
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -44,7 +47,12 @@ from alignment_core.aligner.link_classifiers import (
     probability,
     take_rows,
 )
-from alignment_core.aligner.link_config import UNUSED_COLUMNS, LinkModelConfig
+from alignment_core.aligner.link_config import (
+    FEW_GOLD_BUILTIN_WEIGHT,
+    FEWEST_POOLED_GOLD,
+    UNUSED_COLUMNS,
+    LinkModelConfig,
+)
 from alignment_core.aligner.link_inputs import (
     GOLD_HMM_NAMES,
     best_threshold,
@@ -86,7 +94,8 @@ def train_seed_model(
 
     With at least ``link_config.min_gold_pairs`` gold pairs: the supervised link model (see the
     module notes); ``info["cv"]`` holds its cross-validated figures on the gold pairs beside
-    the HMM's intersection on the same pairs (``info["cv_hmm"]``). Otherwise the HMM alone.
+    the HMM's intersection on the same pairs (``info["cv_hmm"]``). Otherwise the HMM alone,
+    or the built-in model (alone, or pooled with the few gold pairs: module notes).
     ``resources``: the outside resources the model may read (those ``link_config`` turns on);
     None reads none. ``progress(fraction, message)`` is called as work advances (fraction 0–1).
     ``builtin``: the built-in English model (for English pairs; see the module notes).
@@ -96,9 +105,13 @@ def train_seed_model(
     report = progress or silent
     gold = _checked_gold(pairs, gold)
     every = resources or SeedResources()
-    if len(gold) < lcfg.min_gold_pairs:
-        return _too_little_gold(pairs, gold, cfg, lcfg, every, builtin, report)
     use = every.used_by(lcfg.wordnet, lcfg.vectors, lcfg.thesaurus, lcfg.tags)
+    few = len(gold) < lcfg.min_gold_pairs
+    if few and not _pools_few_gold(gold, builtin, lcfg, use):
+        return _too_little_gold(pairs, gold, cfg, lcfg, every, builtin, report)
+    if few:  # at most a fold per gold pair; the built-in model's threshold (too few to tune)
+        threshold = builtin.threshold if lcfg.threshold is None else lcfg.threshold
+        lcfg = replace(lcfg, folds=min(lcfg.folds, len(gold)), threshold=threshold)
     hmm = _train_hmm(pairs, cfg, None, report, 0.6)
     report(0.6, f"features of {len(gold)} gold pairs")
     stats = TokenStats(pairs)
@@ -107,7 +120,8 @@ def train_seed_model(
     seen = base_form_pairs(pairs, use.wordnet) if base_forms else pairs
     X, names, lexicon, gold_hmm = _input_columns(cells, stats, seen, gold, cfg, lcfg, use, report)
     fitted = _fit_stages(cells, X, Views.of(names, lcfg.symmetric), lcfg, report)
-    pooled = _pooled(fitted, cells, X, names, builtin, lcfg) if builtin is not None else None
+    weights = (FEW_GOLD_BUILTIN_WEIGHT,) if few else WEIGHTS
+    pooled = _pooled(fitted, cells, X, names, builtin, lcfg, weights) if builtin else None
 
     model = SeedModel(
         kind="supervised",
@@ -130,7 +144,28 @@ def train_seed_model(
     report(1.0, "trained")
     model.info = _supervised_info(len(cells.index), fitted, own, lcfg, use)
     model.info.update(pooled.info(builtin) if pooled is not None else {})
+    if few:
+        model.info["builtin_weight_fixed"] = _few_gold_reason(len(gold), lcfg)
     return model
+
+
+def _pools_few_gold(gold, builtin: BuiltinModel | None, lcfg, use: SeedResources) -> bool:
+    """With fewer gold pairs than a model of the project's own needs, does the gold still
+    count, pooled with the built-in model at a fixed weight? When there are at least
+    ``FEWEST_POOLED_GOLD`` pairs (cross-fitting needs two) and the built-in model can read
+    the inputs."""
+    if builtin is None or len(gold) < FEWEST_POOLED_GOLD:
+        return False
+    return builtin.unusable(input_names(lcfg, use)) is None
+
+
+def _few_gold_reason(n_gold: int, lcfg: LinkModelConfig) -> str:
+    return (
+        f"{n_gold} gold pair(s), fewer than the {lcfg.min_gold_pairs} cross-validation "
+        f"chooses a weight on: the built-in model's weight is fixed at "
+        f"{FEW_GOLD_BUILTIN_WEIGHT} and its threshold {lcfg.threshold} used, the project's "
+        f"model fitted on its gold in {lcfg.folds} folds"
+    )
 
 
 def _pool_with(model: SeedModel, pooled: _Pooled | None, builtin: BuiltinModel | None) -> None:
@@ -167,8 +202,9 @@ class _Pooled:
         }
 
 
-def _pooled(fitted, cells: GoldCells, X: np.ndarray, names, builtin: BuiltinModel, lcfg):
-    """The built-in model's weight beside the one fitted on the gold, in ``WEIGHTS``, and the
+def _pooled(fitted, cells: GoldCells, X: np.ndarray, names, builtin: BuiltinModel, lcfg, weights):
+    """The built-in model's weight beside the one fitted on the gold, in ``weights``
+    (``WEIGHTS``, or one fixed weight when the gold is too little to choose on), and the
     threshold: the pair with the fewest edits on the gold's out-of-fold probabilities (the
     built-in model never saw this gold; ties go to the smaller weight)."""
     problem = builtin.unusable(names)
@@ -179,7 +215,7 @@ def _pooled(fitted, cells: GoldCells, X: np.ndarray, names, builtin: BuiltinMode
     theirs, _ = builtin.stages.predict(X if columns is None else X[:, columns], cells.grid, 1.0)
     edits: dict[str, float] = {}
     best = None
-    for w in WEIGHTS:
+    for w in weights:
         p = w * theirs + (1 - w) * own
         threshold = (
             lcfg.threshold if lcfg.threshold is not None else best_threshold(p, cells.linked)
