@@ -95,23 +95,19 @@ def train_seed_model(
     With at least ``link_config.min_gold_pairs`` gold pairs: the supervised link model (see the
     module notes); ``info["cv"]`` holds its cross-validated figures on the gold pairs beside
     the HMM's intersection on the same pairs (``info["cv_hmm"]``). Otherwise the HMM alone,
-    or the built-in model (alone, or pooled with the few gold pairs: module notes).
-    ``resources``: the outside resources the model may read (those ``link_config`` turns on);
-    None reads none. ``progress(fraction, message)`` is called as work advances (fraction 0–1).
-    ``builtin``: the built-in English model (for English pairs; see the module notes).
-    """
+    or the built-in model (alone, or pooled with the few gold pairs). ``resources``: the
+    outside resources the model may read (those ``link_config`` turns on); None reads none.
+    ``progress(fraction, message)`` is called as work advances (fraction 0–1). ``builtin``:
+    the built-in English model (for English pairs; see the module notes)."""
     cfg = config or AlignerConfig()
     lcfg = link_config or LinkModelConfig()
     report = progress or silent
-    gold = _checked_gold(pairs, gold)
-    every = resources or SeedResources()
+    gold, every = _checked_gold(pairs, gold), resources or SeedResources()
     use = every.used_by(lcfg.wordnet, lcfg.vectors, lcfg.thesaurus, lcfg.tags)
     few = len(gold) < lcfg.min_gold_pairs
     if few and not _pools_few_gold(gold, builtin, lcfg, use):
         return _too_little_gold(pairs, gold, cfg, lcfg, every, builtin, report)
-    if few:  # at most a fold per gold pair; the built-in model's threshold (too few to tune)
-        threshold = builtin.threshold if lcfg.threshold is None else lcfg.threshold
-        lcfg = replace(lcfg, folds=min(lcfg.folds, len(gold)), threshold=threshold)
+    lcfg = _few_gold_settings(lcfg, len(gold), builtin) if few else lcfg
     hmm = _train_hmm(pairs, cfg, None, report, 0.6)
     report(0.6, f"features of {len(gold)} gold pairs")
     stats = TokenStats(pairs)
@@ -120,9 +116,7 @@ def train_seed_model(
     seen = base_form_pairs(pairs, use.wordnet) if base_forms else pairs
     X, names, lexicon, gold_hmm = _input_columns(cells, stats, seen, gold, cfg, lcfg, use, report)
     fitted = _fit_stages(cells, X, Views.of(names, lcfg.symmetric), lcfg, report)
-    weights = (FEW_GOLD_BUILTIN_WEIGHT,) if few else WEIGHTS
-    pooled = _pooled(fitted, cells, X, names, builtin, lcfg, weights) if builtin else None
-
+    pooled = _pooled(fitted, cells, X, names, builtin, lcfg, few) if builtin else None
     model = SeedModel(
         kind="supervised",
         hmm=hmm,
@@ -144,8 +138,6 @@ def train_seed_model(
     report(1.0, "trained")
     model.info = _supervised_info(len(cells.index), fitted, own, lcfg, use)
     model.info.update(pooled.info(builtin) if pooled is not None else {})
-    if few:
-        model.info["builtin_weight_fixed"] = _few_gold_reason(len(gold), lcfg)
     return model
 
 
@@ -157,6 +149,13 @@ def _pools_few_gold(gold, builtin: BuiltinModel | None, lcfg, use: SeedResources
     if builtin is None or len(gold) < FEWEST_POOLED_GOLD:
         return False
     return builtin.unusable(input_names(lcfg, use)) is None
+
+
+def _few_gold_settings(lcfg: LinkModelConfig, n_gold: int, builtin: BuiltinModel):
+    """At most a fold per gold pair; the built-in model's threshold (too few pairs to tune
+    one on)."""
+    threshold = builtin.threshold if lcfg.threshold is None else lcfg.threshold
+    return replace(lcfg, folds=min(lcfg.folds, n_gold), threshold=threshold)
 
 
 def _few_gold_reason(n_gold: int, lcfg: LinkModelConfig) -> str:
@@ -188,6 +187,7 @@ class _Pooled:
     cv: dict[str, Any] | None
     problem: str | None = None
     cv_project_only: dict[str, Any] | None = None
+    fixed: str | None = None  # why the weight was fixed, not chosen (too little gold)
 
     def info(self, builtin: BuiltinModel) -> dict[str, Any]:
         if self.weight is None:
@@ -199,12 +199,13 @@ class _Pooled:
             "cv_project_only": self.cv_project_only,
             "cv": self.cv,
             "threshold": self.threshold,
+            **({"builtin_weight_fixed": self.fixed} if self.fixed else {}),
         }
 
 
-def _pooled(fitted, cells: GoldCells, X: np.ndarray, names, builtin: BuiltinModel, lcfg, weights):
-    """The built-in model's weight beside the one fitted on the gold, in ``weights``
-    (``WEIGHTS``, or one fixed weight when the gold is too little to choose on), and the
+def _pooled(fitted, cells: GoldCells, X: np.ndarray, names, builtin: BuiltinModel, lcfg, few):
+    """The built-in model's weight beside the one fitted on the gold, in ``WEIGHTS`` (with
+    ``few`` gold pairs, too few to choose on: ``FEW_GOLD_BUILTIN_WEIGHT`` only), and the
     threshold: the pair with the fewest edits on the gold's out-of-fold probabilities (the
     built-in model never saw this gold; ties go to the smaller weight)."""
     problem = builtin.unusable(names)
@@ -215,7 +216,7 @@ def _pooled(fitted, cells: GoldCells, X: np.ndarray, names, builtin: BuiltinMode
     theirs, _ = builtin.stages.predict(X if columns is None else X[:, columns], cells.grid, 1.0)
     edits: dict[str, float] = {}
     best = None
-    for w in weights:
+    for w in (FEW_GOLD_BUILTIN_WEIGHT,) if few else WEIGHTS:
         p = w * theirs + (1 - w) * own
         threshold = (
             lcfg.threshold if lcfg.threshold is not None else best_threshold(p, cells.linked)
@@ -226,7 +227,8 @@ def _pooled(fitted, cells: GoldCells, X: np.ndarray, names, builtin: BuiltinMode
             best = (wrong, w, threshold, p >= threshold)
     _, weight, threshold, predicted = best
     cv = link_figures(predicted, cells.linked, cells.identical, len(cells.index))
-    return _Pooled(weight, threshold, columns, edits, cv, cv_project_only=fitted.cv)
+    fixed = _few_gold_reason(len(cells.index), lcfg) if few else None
+    return _Pooled(weight, threshold, columns, edits, cv, None, fitted.cv, fixed)
 
 
 def _builtin_alone(pairs, gold, cfg, lcfg, resources: SeedResources, builtin, report):
