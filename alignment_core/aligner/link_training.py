@@ -6,9 +6,12 @@ classifier stages fitted fold by fold (``_FoldFitter``, ``_fit_stages``), and a 
 the model's own links (``_count_own_links``).
 
 The built-in English model (``aligner.builtin``; given as ``builtin``, for English pairs):
-with too little gold it seeds instead of the HMM (``kind == "builtin"``, ``_builtin_alone``);
-with enough, it pools with the model trained on the gold, its weight chosen by
-cross-validation (``_pooled``, ``info["builtin_weight"]``). When it cannot read the inputs (a
+with no gold (or one pair) it seeds instead of the HMM (``kind == "builtin"``,
+``_builtin_alone``); with enough gold, it pools with the model trained on the gold, its weight
+chosen by cross-validation (``_pooled``, ``info["builtin_weight"]``); in between (2 to
+``min_gold_pairs`` − 1 gold pairs) it pools at the fixed weight ``FEW_GOLD_BUILTIN_WEIGHT``
+and the built-in threshold (``info["builtin_weight_fixed"]`` says so), so the first gold
+pairs count. When it cannot read the inputs (a
 resource missing or off) it is not used, and ``info["builtin_not_used"]`` says why."""
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -44,7 +47,12 @@ from alignment_core.aligner.link_classifiers import (
     probability,
     take_rows,
 )
-from alignment_core.aligner.link_config import UNUSED_COLUMNS, LinkModelConfig
+from alignment_core.aligner.link_config import (
+    FEW_GOLD_BUILTIN_WEIGHT,
+    FEWEST_POOLED_GOLD,
+    UNUSED_COLUMNS,
+    LinkModelConfig,
+)
 from alignment_core.aligner.link_inputs import (
     GOLD_HMM_NAMES,
     best_threshold,
@@ -86,19 +94,20 @@ def train_seed_model(
 
     With at least ``link_config.min_gold_pairs`` gold pairs: the supervised link model (see the
     module notes); ``info["cv"]`` holds its cross-validated figures on the gold pairs beside
-    the HMM's intersection on the same pairs (``info["cv_hmm"]``). Otherwise the HMM alone.
-    ``resources``: the outside resources the model may read (those ``link_config`` turns on);
-    None reads none. ``progress(fraction, message)`` is called as work advances (fraction 0–1).
-    ``builtin``: the built-in English model (for English pairs; see the module notes).
-    """
+    the HMM's intersection on the same pairs (``info["cv_hmm"]``). Otherwise the HMM alone,
+    or the built-in model (alone, or pooled with the few gold pairs). ``resources``: the
+    outside resources the model may read (those ``link_config`` turns on); None reads none.
+    ``progress(fraction, message)`` is called as work advances (fraction 0–1). ``builtin``:
+    the built-in English model (for English pairs; see the module notes)."""
     cfg = config or AlignerConfig()
     lcfg = link_config or LinkModelConfig()
     report = progress or silent
-    gold = _checked_gold(pairs, gold)
-    every = resources or SeedResources()
-    if len(gold) < lcfg.min_gold_pairs:
-        return _too_little_gold(pairs, gold, cfg, lcfg, every, builtin, report)
+    gold, every = _checked_gold(pairs, gold), resources or SeedResources()
     use = every.used_by(lcfg.wordnet, lcfg.vectors, lcfg.thesaurus, lcfg.tags)
+    few = len(gold) < lcfg.min_gold_pairs
+    if few and not _pools_few_gold(gold, builtin, lcfg, use):
+        return _too_little_gold(pairs, gold, cfg, lcfg, every, builtin, report)
+    lcfg = _few_gold_settings(lcfg, len(gold), builtin) if few else lcfg
     hmm = _train_hmm(pairs, cfg, None, report, 0.6)
     report(0.6, f"features of {len(gold)} gold pairs")
     stats = TokenStats(pairs)
@@ -107,8 +116,7 @@ def train_seed_model(
     seen = base_form_pairs(pairs, use.wordnet) if base_forms else pairs
     X, names, lexicon, gold_hmm = _input_columns(cells, stats, seen, gold, cfg, lcfg, use, report)
     fitted = _fit_stages(cells, X, Views.of(names, lcfg.symmetric), lcfg, report)
-    pooled = _pooled(fitted, cells, X, names, builtin, lcfg) if builtin is not None else None
-
+    pooled = _pooled(fitted, cells, X, names, builtin, lcfg, few) if builtin else None
     model = SeedModel(
         kind="supervised",
         hmm=hmm,
@@ -133,6 +141,32 @@ def train_seed_model(
     return model
 
 
+def _pools_few_gold(gold, builtin: BuiltinModel | None, lcfg, use: SeedResources) -> bool:
+    """With fewer gold pairs than a model of the project's own needs, does the gold still
+    count, pooled with the built-in model at a fixed weight? When there are at least
+    ``FEWEST_POOLED_GOLD`` pairs (cross-fitting needs two) and the built-in model can read
+    the inputs."""
+    if builtin is None or len(gold) < FEWEST_POOLED_GOLD:
+        return False
+    return builtin.unusable(input_names(lcfg, use)) is None
+
+
+def _few_gold_settings(lcfg: LinkModelConfig, n_gold: int, builtin: BuiltinModel):
+    """At most a fold per gold pair; the built-in model's threshold (too few pairs to tune
+    one on)."""
+    threshold = builtin.threshold if lcfg.threshold is None else lcfg.threshold
+    return replace(lcfg, folds=min(lcfg.folds, n_gold), threshold=threshold)
+
+
+def _few_gold_reason(n_gold: int, lcfg: LinkModelConfig) -> str:
+    return (
+        f"{n_gold} gold pair(s), fewer than the {lcfg.min_gold_pairs} cross-validation "
+        f"chooses a weight on: the built-in model's weight is fixed at "
+        f"{FEW_GOLD_BUILTIN_WEIGHT} and its threshold {lcfg.threshold} used, the project's "
+        f"model fitted on its gold in {lcfg.folds} folds"
+    )
+
+
 def _pool_with(model: SeedModel, pooled: _Pooled | None, builtin: BuiltinModel | None) -> None:
     """The model pools with the built-in one as ``pooled`` chose (when it may)."""
     if pooled is not None and pooled.weight is not None:
@@ -153,6 +187,7 @@ class _Pooled:
     cv: dict[str, Any] | None
     problem: str | None = None
     cv_project_only: dict[str, Any] | None = None
+    fixed: str | None = None  # why the weight was fixed, not chosen (too little gold)
 
     def info(self, builtin: BuiltinModel) -> dict[str, Any]:
         if self.weight is None:
@@ -164,11 +199,13 @@ class _Pooled:
             "cv_project_only": self.cv_project_only,
             "cv": self.cv,
             "threshold": self.threshold,
+            **({"builtin_weight_fixed": self.fixed} if self.fixed else {}),
         }
 
 
-def _pooled(fitted, cells: GoldCells, X: np.ndarray, names, builtin: BuiltinModel, lcfg):
-    """The built-in model's weight beside the one fitted on the gold, in ``WEIGHTS``, and the
+def _pooled(fitted, cells: GoldCells, X: np.ndarray, names, builtin: BuiltinModel, lcfg, few):
+    """The built-in model's weight beside the one fitted on the gold, in ``WEIGHTS`` (with
+    ``few`` gold pairs, too few to choose on: ``FEW_GOLD_BUILTIN_WEIGHT`` only), and the
     threshold: the pair with the fewest edits on the gold's out-of-fold probabilities (the
     built-in model never saw this gold; ties go to the smaller weight)."""
     problem = builtin.unusable(names)
@@ -179,7 +216,7 @@ def _pooled(fitted, cells: GoldCells, X: np.ndarray, names, builtin: BuiltinMode
     theirs, _ = builtin.stages.predict(X if columns is None else X[:, columns], cells.grid, 1.0)
     edits: dict[str, float] = {}
     best = None
-    for w in WEIGHTS:
+    for w in (FEW_GOLD_BUILTIN_WEIGHT,) if few else WEIGHTS:
         p = w * theirs + (1 - w) * own
         threshold = (
             lcfg.threshold if lcfg.threshold is not None else best_threshold(p, cells.linked)
@@ -190,7 +227,8 @@ def _pooled(fitted, cells: GoldCells, X: np.ndarray, names, builtin: BuiltinMode
             best = (wrong, w, threshold, p >= threshold)
     _, weight, threshold, predicted = best
     cv = link_figures(predicted, cells.linked, cells.identical, len(cells.index))
-    return _Pooled(weight, threshold, columns, edits, cv, cv_project_only=fitted.cv)
+    fixed = _few_gold_reason(len(cells.index), lcfg) if few else None
+    return _Pooled(weight, threshold, columns, edits, cv, None, fitted.cv, fixed)
 
 
 def _builtin_alone(pairs, gold, cfg, lcfg, resources: SeedResources, builtin, report):

