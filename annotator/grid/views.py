@@ -65,8 +65,6 @@ def queue(request: HttpRequest, project_id: int) -> HttpResponse:
     return render(request, "annotator/queue.html", context)
 
 
-@never_cache
-@require_GET
 def _pending_seed_job(*, assignment: Assignment, project: Project) -> Any:
     """The seed job that will write this pair's first seed, when it has none yet (None
     otherwise); read only for an assignment with no seed of its own."""
@@ -77,6 +75,8 @@ def _pending_seed_job(*, assignment: Assignment, project: Project) -> Any:
     return pending_seed_job(project=project)
 
 
+@never_cache
+@require_GET
 @login_required
 def annotate(request: HttpRequest, assignment_id: int) -> HttpResponse:
     """The grid page. Opening it is recorded (time spent on the first save counts from here).
