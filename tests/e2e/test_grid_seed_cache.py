@@ -61,6 +61,16 @@ def watch_seed_requests(page, assignment) -> list[tuple[str | None, str | None]]
     return seen
 
 
+def wait_for_requests(page, seen: list, count: int) -> list:
+    """``seen`` once it holds ``count`` requests: Playwright hands the response events to the
+    listener only while the test waits on the page, so they may trail the page's own state."""
+    for _ in range(100):
+        if len(seen) >= count:
+            break
+        page.wait_for_timeout(50)
+    return seen
+
+
 def seed_cells_shown(page) -> set[tuple[int, int]]:
     found = page.eval_on_selector_all(
         "[data-field=grid] [role=gridcell][data-seed='1']",
@@ -89,7 +99,11 @@ def test_the_grid_takes_its_seed_from_the_endpoint_and_revalidates_it(
     assert "ga-p" in cell(page, 5, 5).get_attribute("class")  # the posterior shading's class
     first = seed_fetch(page, a)
     assert first["body"] > 2000 and first["transfer"] > first["body"], first
-    assert len(sent) == 1 and sent[0][0] is None and sent[0][1].startswith('"seed-')
+    assert (
+        len(wait_for_requests(page, sent, 1)) == 1
+        and sent[0][0] is None
+        and sent[0][1].startswith('"seed-')
+    )
 
     # a second opening of the same pair: the browser revalidates, the server answers 304 with
     # no body, and the grid shows the same seed from the browser's copy
@@ -98,7 +112,10 @@ def test_the_grid_takes_its_seed_from_the_endpoint_and_revalidates_it(
     open_pair(page, base, a)
     again = seed_fetch(page, a)
     assert again["body"] == first["body"] and again["transfer"] < again["body"], again
-    assert sent[1] == (sent[0][1], sent[0][1])  # revalidated with the ETag, which held
+    assert wait_for_requests(page, sent, 2)[1] == (
+        sent[0][1],
+        sent[0][1],
+    )  # revalidated with the ETag, which held
     expect(cell(page, 3, 3)).to_have_attribute("data-state", "sure")
     assert seed_cells_shown(page) == {(i, j) for i, j, _ in SEED}
     assert "ga-p" in cell(page, 5, 5).get_attribute("class")
@@ -126,7 +143,7 @@ def test_a_new_aligner_run_reaches_the_grid(live_server, page, django_user_model
     a.seed = seed
     a.save(update_fields=["seed"])
     open_pair(page, base, a)
-    old_etag = sent[0][1]
+    old_etag = wait_for_requests(page, sent, 2)[0][1]
     assert sent[1][0] == old_etag and sent[1][1] != old_etag  # it no longer holds: sent anew
     fresh = seed_fetch(page, a)
     assert fresh["transfer"] > fresh["body"], fresh
