@@ -120,6 +120,9 @@ DATABASES = {
         "OPTIONS": dict(SQLITE_OPTIONS),  # WAL, busy timeout, IMMEDIATE (gridalign/env.py)
     }
 }
+# The grid's reads and writes on every opening and save as server-side prepared statements on
+# PostgreSQL (annotator/common/compiled.py); off behind a pooler in transaction mode.
+GRIDALIGN_PREPARED_STATEMENTS = env_bool("GRIDALIGN_PREPARED_STATEMENTS", True)
 # Job bookkeeping (progress, heartbeat) on PostgreSQL goes through a connection of its own, in
 # autocommit, so that a job's live state is seen (and its row not left locked) while its work
 # runs inside one long transaction on "default" (an import, a seeding). Same database; in tests

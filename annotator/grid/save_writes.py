@@ -14,6 +14,7 @@ import json
 
 from django.db import DatabaseError, connection
 
+from annotator.common.compiled import run_prepared, statement_name
 from annotator.models import Annotation, AnnotationRevision, Assignment
 
 ACTIVITY_FIELDS = ("last_activity_at", "started_at", "status", "submitted_at", "seed")
@@ -53,7 +54,7 @@ def write_save(
         return
     sql, params = _one_statement(assignment, annotation, revision)
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        run_prepared(cursor, statement_name("grid_save", sql), sql, params)
         annotation_id, revision_id = cursor.fetchone()
     if revision_id is None:  # the annotation row was not there to update: write nothing
         raise DatabaseError(f"annotation {annotation.pk} of assignment {assignment.pk} is gone")

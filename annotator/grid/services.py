@@ -17,9 +17,10 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Max, OuterRef, Subquery
+from django.db.models import Max, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
+from annotator.common.compiled import CompiledQuery, run_prepared, statement_name
 from annotator.discussions.services import post_message
 from annotator.gold.services.gold import gold_from_single_submission
 from annotator.grid.save_writes import write_save
@@ -113,18 +114,23 @@ def open_assignment_with_place(
         return queue_place(assignment=assignment)
     changes = _opening(assignment, user, now)
     place_sql, place_params = place_query(assignment=assignment)
-    quote = connection.ops.quote_name
-    columns = ", ".join(f"{quote(Assignment._meta.get_field(f).column)} = %s" for f in changes)
-    opened = (
-        f"WITH opened AS (UPDATE {quote(Assignment._meta.db_table)} SET {columns} WHERE id = %s)"
-    )
-    sql = opened + ", " + place_sql.strip().removeprefix("WITH")
+    sql = _OPENED + ", " + place_sql.strip().removeprefix("WITH")
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*changes.values(), assignment.pk, *place_params])
+        opened = [changes.get(f) for f in ("last_activity_at", "started_at", "seed_id")]
+        params = [*opened, assignment.pk, *place_params]
+        run_prepared(cursor, statement_name("grid_open", sql), sql, params)
         row = cursor.fetchone()
     for field, value in changes.items():
         setattr(assignment, field, value)
     return place_from_row(row)
+
+
+# The opening's update in one shape whatever it changes (one prepared statement): a value left
+# NULL (None) keeps the column's own.
+_OPENED = (
+    f'WITH opened AS (UPDATE "{Assignment._meta.db_table}" SET last_activity_at = %s,'
+    " started_at = COALESCE(%s, started_at), seed_id = COALESCE(%s, seed_id) WHERE id = %s)"
+)
 
 
 def _opening(assignment: Assignment, user: Any, now: datetime | None) -> dict[str, Any]:
@@ -249,6 +255,29 @@ def _save_locked(
     return SaveResult(annotation=annotation, revision=revision, assignment=locked)
 
 
+def _locked_for_save(assignment: int, annotator: int) -> QuerySet[Assignment]:
+    latest = (
+        Assignment.objects.filter(annotator_id=OuterRef("annotator_id"))
+        .values("annotator_id")
+        .annotate(latest=Max("last_activity_at"))
+        .values("latest")
+    )
+    return (
+        Assignment.objects.select_for_update(of=_LOCK_OF)
+        .select_related("pair", "annotation", "seed")
+        .defer("seed__posteriors")
+        .annotate(user_last_activity=Subquery(latest))
+        .filter(pk=assignment, annotator_id=annotator, withdrawn_at=None)
+        .order_by("pk")[:1]
+    )
+
+
+# Every save reads this (issue 32): compiled once, a prepared statement on PostgreSQL.
+_LOCKED_FOR_SAVE = CompiledQuery(
+    "save_lock", _locked_for_save, {"assignment": -732_200_001, "annotator": -732_200_002}
+)
+
+
 def _lock_for_save(
     assignment_id: int, user: Any, links: Any, base_version: int
 ) -> tuple[Assignment, Annotation | None, list[list[Any]]]:
@@ -259,22 +288,10 @@ def _lock_for_save(
     One query reads the row with its pair (the shape), its annotation, its seed's links and
     the annotator's latest activity on any pair (time spent); only the assignment's row is
     locked."""
-    latest = (
-        Assignment.objects.filter(annotator_id=OuterRef("annotator_id"))
-        .values("annotator_id")
-        .annotate(latest=Max("last_activity_at"))
-        .values("latest")
-    )
-    locked = (
-        Assignment.objects.select_for_update(of=_LOCK_OF)
-        .select_related("pair", "annotation", "seed")
-        .defer("seed__posteriors")
-        .annotate(user_last_activity=Subquery(latest))
-        .filter(pk=assignment_id, annotator_id=getattr(user, "pk", None), withdrawn_at=None)
-        .first()
-    )
-    if locked is None:
+    found = _LOCKED_FOR_SAVE.fetch(assignment=assignment_id, annotator=getattr(user, "pk", None))
+    if not found:
         raise NotYourAssignment()
+    locked = found[0]
     try:
         stored_links = parse_links(links, *locked.pair.shape).to_links()
     except ValidationError as exc:

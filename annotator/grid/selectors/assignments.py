@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from annotator.common.compiled import CompiledQuery
 from annotator.links import to_alignment
 from annotator.models import Annotation, Assignment, GoldAlignment, SeedAlignment
 
@@ -53,20 +54,32 @@ GRID_PAGE_RELATED = ("pair", "pair__project", "pair__subcorpus", "annotation")
 _PROJECT_TEXTS = ("pair__project__guidelines", "pair__project__description")
 
 
+def _own_assignment_with(related: tuple[str, ...]):
+    def build(assignment: int, annotator: int) -> QuerySet[Assignment]:
+        mine = Assignment.objects.filter(annotator_id=annotator, withdrawn_at__isnull=True)
+        return mine.select_related(*related).defer(*_PROJECT_TEXTS).filter(pk=assignment)[:1]
+
+    return build
+
+
+# Read on every opening of the grid (issue 32): compiled once, a prepared statement on PostgreSQL.
+_STAND_INS = {"assignment": -732_100_001, "annotator": -732_100_002}
+_OWN_ASSIGNMENT = {
+    True: CompiledQuery("grid_read", _own_assignment_with(GRID_RELATED), _STAND_INS),
+    False: CompiledQuery("grid_page_read", _own_assignment_with(GRID_PAGE_RELATED), _STAND_INS),
+}
+
+
 def get_own_assignment(
     *, assignment_id: int, user: Any, with_seed: bool = True
 ) -> Assignment | None:
     """The assignment if it is ``user``'s own and not withdrawn, else None (callers: 404),
     with everything the grid shows of it (:data:`GRID_RELATED`; without its seed row:
     :data:`GRID_PAGE_RELATED`)."""
-    related = GRID_RELATED if with_seed else GRID_PAGE_RELATED
-    return (
-        own_assignments(user=user)
-        .select_related(*related)
-        .defer(*_PROJECT_TEXTS)
-        .filter(pk=assignment_id)
-        .first()
-    )
+    if not getattr(user, "is_authenticated", False):
+        return None
+    found = _OWN_ASSIGNMENT[with_seed].fetch(assignment=assignment_id, annotator=user.pk)
+    return found[0] if found else None
 
 
 def starting_seed(*, assignment: Assignment) -> SeedAlignment | None:
