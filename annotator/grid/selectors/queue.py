@@ -35,13 +35,19 @@ STATUSES = tuple(Assignment.Status.values)
 
 
 def _queue_terms(
-    assignments: QuerySet[Assignment], *, uncertainty_first: bool | None = None
+    assignments: QuerySet[Assignment],
+    *,
+    uncertainty_first: bool | None = None,
+    one_queue: tuple[int, int] | None = None,
 ) -> tuple[QuerySet[Assignment], list[Any]]:
     """``assignments`` annotated with the queue's ranks, and the terms of the queue order
-    (``uncertainty_first``: the project's flag, when all rows are of one known project)."""
+    (``uncertainty_first``: the project's flag, when all rows are of one known project;
+    ``one_queue``: (annotator, project) when all rows are of that one queue, whose pending
+    trial pairs are then looked for once, not per row)."""
+    annotator, project = one_queue or (OuterRef("annotator_id"), OuterRef("pair__project_id"))
     trials_pending = Assignment.objects.filter(
-        annotator_id=OuterRef("annotator_id"),
-        pair__project_id=OuterRef("pair__project_id"),
+        annotator_id=annotator,
+        pair__project_id=project,
         pair__is_trial=True,
         withdrawn_at__isnull=True,
     ).exclude(status=Assignment.Status.SUBMITTED)
@@ -130,28 +136,35 @@ class QueuePlace:
 
 
 # One row about one assignment out of its whole queue, computed by the database: the queue is
-# numbered in queue order (a window), then the assignment's row, its neighbours, the counts and
-# the next pair still to do are picked out of it. Reading the whole queue into Python instead
-# cost most of an opening's time on a 1,000-pair queue (issue 32).
+# numbered in queue order (a window), then the assignment's row is found and the counts, its
+# neighbours and the next pairs still to do are gathered in ONE pass over the numbered queue
+# (before: one pass each). Reading the whole queue into Python instead cost most of an opening's
+# time on a 1,000-pair queue (issue 32). Plain SQL that PostgreSQL and SQLite both run.
 _PLACE_SQL = """
-WITH q AS ({queue})
-SELECT me.rn,
-       (SELECT COUNT(*) FROM q),
-       (SELECT COUNT(*) FROM q WHERE q.status = %s),
-       (SELECT q.id FROM q WHERE q.rn = me.rn + 1),
-       (SELECT q.id FROM q WHERE q.rn = me.rn - 1),
-       (SELECT q.id FROM q WHERE q.status <> %s AND q.rn > me.rn ORDER BY q.rn LIMIT 1),
-       (SELECT q.id FROM q WHERE q.status <> %s AND q.rn <> me.rn ORDER BY q.rn LIMIT 1),
-       me.trial,
-       EXISTS (SELECT 1 FROM q WHERE q.status <> %s AND q.trial)
-FROM q AS me WHERE me.id = %s
+WITH q AS ({queue}),
+me AS (SELECT q.rn, q.trial FROM q WHERE q.id = %s),
+a AS (
+    SELECT COUNT(*) AS total,
+           SUM(CASE WHEN q.status = %s THEN 1 ELSE 0 END) AS submitted,
+           MAX(CASE WHEN q.rn = me.rn + 1 THEN q.id END) AS following,
+           MAX(CASE WHEN q.rn = me.rn - 1 THEN q.id END) AS previous,
+           MIN(CASE WHEN q.status <> %s AND q.rn > me.rn THEN q.rn END) AS todo_after,
+           MIN(CASE WHEN q.status <> %s AND q.rn <> me.rn THEN q.rn END) AS todo_any,
+           MAX(CASE WHEN q.trial AND q.status <> %s THEN 1 ELSE 0 END) AS trials_todo
+    FROM q CROSS JOIN me
+)
+SELECT me.rn, a.total, a.submitted, a.following, a.previous,
+       (SELECT q.id FROM q WHERE q.rn = a.todo_after),
+       (SELECT q.id FROM q WHERE q.rn = a.todo_any),
+       me.trial, a.trials_todo
+FROM me CROSS JOIN a
 """
 
 
 # Building that statement through the ORM cost more than running it, so it is built once per
 # kind of queue (and database) with stand-ins for the annotator and the project, which are then
 # swapped for the real ones among its parameters. The stand-ins are ids no row can have.
-_ANNOTATOR, _PROJECT = -732_000_001, -732_000_002
+_ANNOTATOR, _PROJECT, _ME = -732_000_001, -732_000_002, -732_000_003
 _PLACE_STATEMENTS: dict[tuple[str, bool | None], tuple[str, tuple[Any, ...]]] = {}
 
 
@@ -165,6 +178,7 @@ def _place_statement(uncertainty_first: bool | None) -> tuple[str, tuple[Any, ..
                 annotator_id=_ANNOTATOR, withdrawn_at__isnull=True, pair__project_id=_PROJECT
             ),
             uncertainty_first=uncertainty_first,
+            one_queue=(_ANNOTATOR, _PROJECT),
         )
         numbered = ranked.annotate(
             trial=F("pair__is_trial"), rn=Window(RowNumber(), order_by=terms)
@@ -173,7 +187,7 @@ def _place_statement(uncertainty_first: bool | None) -> tuple[str, tuple[Any, ..
         submitted = Assignment.Status.SUBMITTED
         _PLACE_STATEMENTS[key] = (
             _PLACE_SQL.format(queue=queue_sql),
-            (*queue_params, submitted, submitted, submitted, submitted),
+            (*queue_params, _ME, submitted, submitted, submitted, submitted),
         )
     return _PLACE_STATEMENTS[key]
 
@@ -197,9 +211,8 @@ def place_query(*, assignment: Assignment) -> tuple[str, list[Any]]:
         pair.project.uncertainty_first if type(pair).project.is_cached(pair) else None
     )
     sql, params = _place_statement(uncertainty_first)
-    values = {_ANNOTATOR: assignment.annotator_id, _PROJECT: pair.project_id}
-    bound = [values.get(p, p) if type(p) is int else p for p in params]
-    return sql, [*bound, assignment.pk]
+    values = {_ANNOTATOR: assignment.annotator_id, _PROJECT: pair.project_id, _ME: assignment.pk}
+    return sql, [values.get(p, p) if type(p) is int else p for p in params]
 
 
 def place_from_row(row: tuple[Any, ...]) -> QueuePlace:
