@@ -28,7 +28,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connections
-from django.db.models import Model, QuerySet
+from django.db.models import QuerySet
 from django.db.models.query import get_related_populators
 from django.db.models.sql.constants import GET_ITERATOR_CHUNK_SIZE
 
@@ -47,8 +47,9 @@ class CompiledQuery:
         self.build = build
         self.stand_ins = stand_ins
 
-    def fetch(self, using: str = "default", **values: Any) -> list[Model]:
-        """The queryset's instances for ``values`` (one per stand-in)."""
+    def fetch(self, using: str = "default", **values: Any) -> list[Any]:
+        """The queryset's instances (a ``values_list()``: its tuples) for ``values`` (one per
+        stand-in)."""
         connection = connections[using]
         compiled = _compiled_for(connection, self)
         params = [values[p.name] if isinstance(p, _StandIn) else p for p in compiled.params]
@@ -82,21 +83,28 @@ class _Compiled:
             )
         self.statement = statement_name(query.name, self.sql)
         self.compiler = compiler
-        klass_info = compiler.klass_info
+        self.klass_info = klass_info = compiler.klass_info
+        if klass_info is None:  # values_list(): rows, not instances
+            return
         self.model = klass_info["model"]
         fields = klass_info["select_fields"]
         self.span = (fields[0], fields[-1] + 1)
         self.init_list = [f[0].target.attname for f in compiler.select[self.span[0] : self.span[1]]]
-        self.klass_info = klass_info
 
-    def instances(self, rows: Sequence[tuple], using: str) -> list[Model]:
-        compiler, (start, end) = self.compiler, self.span
+    def instances(self, rows: Sequence[tuple], using: str) -> list[Any]:
+        """The rows as the queryset gives them: model instances, or a ``values_list()``'s
+        tuples."""
+        compiler = self.compiler
+        if compiler.has_extra_select:  # as execute_sql does: only the selected columns
+            rows = [row[: compiler.col_count] for row in rows]
+        converted = compiler.results_iter([rows], chunk_size=GET_ITERATOR_CHUNK_SIZE)
+        if self.klass_info is None:
+            return [tuple(row) for row in converted]
+        start, end = self.span
         populators = get_related_populators(self.klass_info, compiler.select, using)
         annotations = compiler.annotation_col_map or {}
         out = []
-        if compiler.has_extra_select:  # as execute_sql does: only the selected columns
-            rows = [row[: compiler.col_count] for row in rows]
-        for row in compiler.results_iter([rows], chunk_size=GET_ITERATOR_CHUNK_SIZE):
+        for row in converted:
             obj = self.model.from_db(using, self.init_list, row[start:end])
             for populator in populators:
                 populator.populate(row, obj)

@@ -163,3 +163,19 @@ def test_the_setting_turns_prepared_statements_off(grid, settings):
 
 def _own_read(assignment: int, annotator: int):
     return Assignment.objects.filter(pk=assignment, annotator_id=annotator).select_related("pair")
+
+
+@pytest.mark.parametrize("recorded", [True, False])
+def test_a_compiled_values_list_answers_the_orms_tuples(grid, recorded):
+    """The seed's validator (a values_list with subqueries) as the ORM answers it, whether the
+    assignment records its seed or takes the pair's latest."""
+    from annotator.grid.selectors.grid import _seed_validator_of, seed_validator
+
+    assignment = grid.mine["b"]
+    if not recorded:
+        Assignment.objects.filter(pk=assignment.pk).update(seed=None)
+    found = seed_validator(assignment_id=assignment.pk, user=grid.annotator)
+    expected = _seed_validator_of(assignment.pk, grid.annotator.pk).get()
+    assert (found.seed_id, found.aligner_run_id, found.created_at) == expected
+    assert found.seed_id == assignment.seed_id and found.created_at is not None
+    assert seed_validator(assignment_id=grid.theirs["a"].pk, user=grid.annotator) is None

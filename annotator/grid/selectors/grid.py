@@ -10,14 +10,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import BigIntegerField, OuterRef, Subquery
+from django.db.models import BigIntegerField, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 
+from annotator.common.compiled import CompiledQuery
 from annotator.grid.selectors.assignments import (
     AnnotationState,
     current_annotation,
-    own_assignments,
     starting_seed,
     trial_feedback,
 )
@@ -80,14 +80,11 @@ class SeedValidator:
         return int(self.created_at.timestamp()) if self.created_at else None
 
 
-def seed_validator(*, assignment_id: int, user: Any) -> SeedValidator | None:
-    """The validator of the seed ``user``'s own assignment starts from, in ONE query (all that
-    a revalidation answered 304 costs); None when the assignment is not theirs (404)."""
+def _seed_validator_of(assignment: int, annotator: int) -> QuerySet:
     latest = SeedAlignment.objects.filter(pair_id=OuterRef("pair_id")).order_by("-id")
     ids = BigIntegerField()
-    row = (
-        own_assignments(user=user)
-        .filter(pk=assignment_id)
+    return (
+        Assignment.objects.filter(annotator_id=annotator, withdrawn_at__isnull=True, pk=assignment)
         .annotate(
             seed_pk=Coalesce("seed_id", Subquery(latest.values("id")[:1]), output_field=ids),
             seed_run=Coalesce(
@@ -98,9 +95,22 @@ def seed_validator(*, assignment_id: int, user: Any) -> SeedValidator | None:
             seed_made=Coalesce("seed__created_at", Subquery(latest.values("created_at")[:1])),
         )
         .values_list("seed_pk", "seed_run", "seed_made")
-        .first()
     )
-    return None if row is None else SeedValidator(*row)
+
+
+# Every later opening of a pair revalidates its seed with this one query: compiled once.
+_SEED_VALIDATOR = CompiledQuery(
+    "seed_validator", _seed_validator_of, {"assignment": -732_300_001, "annotator": -732_300_002}
+)
+
+
+def seed_validator(*, assignment_id: int, user: Any) -> SeedValidator | None:
+    """The validator of the seed ``user``'s own assignment starts from, in ONE query (all that
+    a revalidation answered 304 costs); None when the assignment is not theirs (404)."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    rows = _SEED_VALIDATOR.fetch(assignment=assignment_id, annotator=user.pk)
+    return SeedValidator(*rows[0]) if rows else None
 
 
 def seed_data(*, validator: SeedValidator) -> dict[str, Any]:
