@@ -175,6 +175,9 @@ def test_without_its_seed_the_pair_stays_editable_and_says_why(
         expect(page.locator("[data-action=reset]")).to_be_disabled()
         expect(page.locator("[data-action=accept-seed]")).to_be_disabled()
         expect(page.locator("[data-action=posteriors]")).to_be_disabled()
+        legend = page.locator("[data-field=grid] .ga-legend")
+        expect(legend).to_contain_text("possible")
+        expect(legend).not_to_contain_text("seed link")  # no seed marks to explain
         cell(page, 4, 4).click()  # still editable, and the edit is saved
         expect(cell(page, 4, 4)).to_have_attribute("data-state", "sure")
         saved(page)
@@ -186,3 +189,4 @@ def test_without_its_seed_the_pair_stays_editable_and_says_why(
     assert states(page) == {(2, 2): "possible", (4, 4): "sure"}
     expect(page.locator("[data-action=reset]")).to_be_enabled()
     expect(page.locator("[data-field=seed-error]")).to_be_hidden()
+    expect(page.locator("[data-field=grid] .ga-legend")).to_contain_text("seed link")

@@ -85,7 +85,7 @@ export function overlayKinds(a, b, cols) {
   return kinds;
 }
 
-function legendHtml(overlay, editable) {
+function legendHtml(overlay, editable, hasSeed) {
   const item = (attrs, text) =>
     `<li><span class="ga-sample" ${attrs} aria-hidden="true"></span>${escapeHtml(text)}</li>`;
   const parts = [];
@@ -101,7 +101,8 @@ function legendHtml(overlay, editable) {
   if (editable || !overlay) {
     parts.push(item('data-state="sure"', "sure"));
     parts.push(item('data-state="possible"', "possible"));
-    parts.push(item('data-state="sure" data-seed="1"', "seed link, not yet touched"));
+    // the seed's mark only where there is a seed (none: no seed yet, or it could not be loaded)
+    if (hasSeed) parts.push(item('data-state="sure" data-seed="1"', "seed link, not yet touched"));
   }
   return `<ul class="ga-legend" aria-label="Legend">${parts.join("")}</ul>`;
 }
@@ -130,6 +131,7 @@ function gridModel(options) {
     overlay,
     kinds: overlay ? overlayKinds(overlay.a, overlay.b, cols) : new Map(),
     dir: gridDirection(source, target),
+    hasSeed: Boolean(state.seedCells?.some((v) => v)),
     setOverlay(next) {
       this.overlay = next || null;
       this.kinds = this.overlay ? overlayKinds(this.overlay.a, this.overlay.b, cols) : new Map();
@@ -309,7 +311,7 @@ function cellPainter(m, v) {
   }
   function paintAll(cellsToo = true) {
     if (cellsToo) for (let k = 0; k < v.cellList.length; k++) paintCell(k);
-    v.legendBox.innerHTML = legendHtml(m.overlay, !m.readOnly);
+    v.legendBox.innerHTML = legendHtml(m.overlay, !m.readOnly, m.hasSeed);
     v.table.classList.toggle("ga-has-overlay", Boolean(m.overlay));
   }
   return { paintCell, paintAll };
