@@ -271,3 +271,34 @@ def test_a_pair_without_seed_has_a_validator_too(grid):
     first = client.get(seed_url(assignment))
     assert first.json() == {"seed": None, "posteriors": None}
     assert client.get(seed_url(assignment), HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+
+
+@pytest.mark.skipif("connection.vendor != 'postgresql'", reason="PostgreSQL's commit setting")
+@pytest.mark.django_db(transaction=True)
+def test_the_opening_alone_commits_asynchronously_and_saves_do_not(grid):
+    """The opening's own statement turns synchronous_commit off for its transaction only (its
+    RETURNING is computed although nothing reads it); the connection's next transactions, a
+    save among them, commit synchronously. Inside a caller's transaction the opening leaves the
+    setting alone."""
+    from django.db import transaction
+
+    from annotator.grid import services
+
+    def setting() -> str:
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW synchronous_commit")
+            return cursor.fetchone()[0]
+
+    assignment = grid.mine["b"]
+    with transaction.atomic(), connection.cursor() as cursor:  # what the statement does inside
+        cursor.execute(services._OPENED_ASYNC + " SELECT 1", [None, None, None, assignment.pk])
+        assert setting() == "off"
+    assert setting() == "on"
+    client = logged_in(grid.annotator)
+    assert client.get(f"/annotate/{assignment.pk}/").status_code == 200  # autocommit: async
+    assert setting() == "on"
+    assert put(client, assignment, 0, [[0, 0, "S"]]).status_code == 200
+    assert setting() == "on"
+    with transaction.atomic():
+        services.open_assignment_with_place(assignment=assignment, user=grid.annotator)
+        assert setting() == "on"
