@@ -18,6 +18,7 @@ from django.utils.http import http_date
 
 from annotator.models import AlignerRun, Annotation, AnnotationRevision, SeedAlignment
 from tests.app.grid_fixtures import SEED_LINKS, SOURCE, TARGET, grid  # noqa: F401 (fixture)
+from tests.captured import statements
 
 pytestmark = pytest.mark.django_db
 
@@ -34,19 +35,6 @@ def put(client, assignment, version, links):
         data=json.dumps({"version": version, "links": links}),
         content_type="application/json",
     )
-
-
-def statements(ctx) -> list[str]:
-    """The SQL of each query, a prepared statement's EXECUTE shown as the statement's text."""
-    sql = [q["sql"] for q in ctx.captured_queries]
-    if connection.vendor != "postgresql":
-        return sql
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT name, statement FROM pg_prepared_statements")
-        prepared = {name: text.split(" AS ", 1)[1] for name, text in cursor.fetchall()}
-    return [
-        prepared.get(s.split()[1].split("(")[0], s) if s.startswith("EXECUTE") else s for s in sql
-    ]
 
 
 def warm(client, assignment) -> None:
