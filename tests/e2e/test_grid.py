@@ -503,7 +503,7 @@ def test_posterior_shading_and_a_pair_of_80_by_80(live_server, page, django_user
     expect(cell(page, 78, 78)).to_have_attribute("aria-label", "w78 – w78: sure link (seed)")
     expect(cell(page, 0, 79)).to_have_attribute("aria-label", "w0 – w79: no link")
     truncated = page.eval_on_selector_all(
-        "th.ga-rowhead", "els => els.filter(e => e.scrollWidth > e.clientWidth).length"
+        ".ga-rowword", "els => els.filter(e => e.scrollWidth > e.clientWidth).length"
     )
     assert truncated == 0, "every row word fits its column"
     toggle = page.locator("[data-action=posteriors]")
@@ -572,7 +572,11 @@ def test_hover_shading_shapes_legend_reset_and_clear(live_server, page, django_u
     # hover: the row, the column and both words, in the grid and in the lines above it
     cell(page, 2, 1).hover()
     expect(page.locator("tr[data-i='2']")).to_have_class("ga-hover")
-    expect(page.locator("th.ga-rowhead[data-i='2']")).to_have_class("ga-rowhead ga-hover")
+    expect(page.locator(".ga-rowword[data-i='2']")).to_have_class("ga-rowword ga-hover")
+    # the row words shown are one column (aria-hidden); each row keeps its own row header
+    rowheader = page.locator("tr[data-i='2'] th[role=rowheader]")
+    assert rowheader.text_content() == page.locator(".ga-rowword[data-i='2']").text_content()
+    assert page.locator(".ga-rowwords").get_attribute("aria-hidden") == "true"
     expect(page.locator("th.ga-colhead[data-j='1']")).to_have_class("ga-colhead ga-hover")
     expect(page.locator(".ga-word[data-side=source][data-k='2']")).to_have_class("ga-word ga-hover")
     expect(page.locator(".ga-word[data-side=target][data-k='1']")).to_have_class("ga-word ga-hover")
@@ -666,7 +670,7 @@ def test_a_pair_of_150_by_150_with_sticky_rotated_headers(live_server, page, dja
     scroller.evaluate("e => { e.scrollTop = e.scrollHeight; e.scrollLeft = e.scrollWidth; }")
     frame = scroller.bounding_box()
     col = page.locator("th.ga-colhead[data-j='149']").bounding_box()
-    row = page.locator("th.ga-rowhead[data-i='149']").bounding_box()
+    row = page.locator(".ga-rowword[data-i='149']").bounding_box()
     assert abs(col["y"] - frame["y"]) <= 2, (col, frame)
     assert abs(row["x"] - frame["x"]) <= 2, (row, frame)
     # the long sentence lines scroll within themselves to show the hovered cell's words

@@ -51,7 +51,7 @@ def assert_nothing_overlaps(page):
         ".ga-word[data-side=source]",
         ".ga-word[data-side=target]",
         "th.ga-colhead span",
-        "th.ga-rowhead",
+        ".ga-rowword",
     ):
         assert page.evaluate(OVERLAPS_JS, selector) == [], selector
 
@@ -75,19 +75,19 @@ def test_a_right_to_left_source_is_laid_out_right_to_left(
         assert first["x"] > second["x"], "the first Arabic/Hebrew word is the rightmost"
         assert word_box(page, "target", 0)["x"] < word_box(page, "target", 1)["x"]
         # the grid: row words at the right of their cells, the first column next to them
-        row = page.locator("th.ga-rowhead[data-i='0']").bounding_box()
+        row = page.locator(".ga-rowword[data-i='0']").bounding_box()
         c00, c01 = cell(page, 0, 0).bounding_box(), cell(page, 0, 1).bounding_box()
         assert row["x"] >= c00["x"] + c00["width"] - 1, (row, c00)
         assert c00["x"] > c01["x"], "columns run from right to left"
         h0 = page.locator("th.ga-colhead[data-j='0']").bounding_box()
         assert abs((h0["x"] + h0["width"] / 2) - (c00["x"] + c00["width"] / 2)) <= 1
         # each word is its own direction inside its header, and is shown whole
-        word = page.locator("th.ga-rowhead[data-i='0'] bdi")
+        word = page.locator(".ga-rowword[data-i='0'] bdi")
         assert word.get_attribute("dir") == "rtl"
         assert word.inner_text() == pair["source"][0]
         assert (
             page.eval_on_selector_all(
-                "th.ga-rowhead", "els => els.filter(e => e.scrollWidth > e.clientWidth).length"
+                ".ga-rowword", "els => els.filter(e => e.scrollWidth > e.clientWidth).length"
             )
             == 0
         )
@@ -119,7 +119,7 @@ def test_chinese_and_japanese_pairs_read_in_order_and_long_tokens_never_overlap(
         assert page.locator(".ga-sentence[data-side=source]").get_attribute("dir") == "ltr"
         xs = [word_box(page, "source", k)["x"] for k in range(3)]
         assert xs == sorted(xs), "CJK tokens left to right"
-        row = page.locator("th.ga-rowhead[data-i='0']").bounding_box()
+        row = page.locator(".ga-rowword[data-i='0']").bounding_box()
         assert row["x"] + row["width"] <= cell(page, 0, 0).bounding_box()["x"] + 1
         assert cell(page, 0, 0).bounding_box()["x"] < cell(page, 0, 1).bounding_box()["x"]
         words = page.eval_on_selector_all(
@@ -133,11 +133,11 @@ def test_chinese_and_japanese_pairs_read_in_order_and_long_tokens_never_overlap(
             el = page.locator(f".ga-word[data-side=source][data-k='{k}']")
             assert el.evaluate("e => e.scrollWidth > e.clientWidth"), "elided"
             assert el.get_attribute("title") == pair["source"][k]
-            head = page.locator(f"th.ga-rowhead[data-i='{k}']")
+            head = page.locator(f".ga-rowword[data-i='{k}']")
             assert head.get_attribute("title") == pair["source"][k]
             assert head.bounding_box()["width"] < 250
             el.hover()  # hovering the word marks its row
-            assert "ga-hover" in page.locator(f"th.ga-rowhead[data-i='{k}']").get_attribute("class")
+            assert "ga-hover" in page.locator(f".ga-rowword[data-i='{k}']").get_attribute("class")
         assert_nothing_overlaps(page)
         screenshot(page, f"cjk-{language}-{n}-{size}")
 
@@ -153,11 +153,11 @@ def test_combining_marks_and_scripts_without_spaces_are_shown_whole(
     base = live_server.url
     login(page, base)
     open_pair(page, base, a)
-    shown = page.eval_on_selector_all("th.ga-rowhead", "els => els.map(e => e.textContent)")
+    shown = page.eval_on_selector_all(".ga-rowword", "els => els.map(e => e.textContent)")
     assert shown == pair["source"], "combining marks kept with their letters"
     assert (
         page.eval_on_selector_all(
-            "th.ga-rowhead", "els => els.filter(e => e.scrollWidth > e.clientWidth).length"
+            ".ga-rowword", "els => els.filter(e => e.scrollWidth > e.clientWidth).length"
         )
         == 0
     )

@@ -70,11 +70,11 @@ def test_zoom_by_buttons_and_keys_fits_the_window_and_is_remembered_per_user(
     page.keyboard.press("Control+0")
     assert cell_px(page) == pytest.approx(24, abs=0.5)
     # the words grow with the cells: a row word's font follows the zoom
-    font = page.locator("th.ga-rowhead").first.evaluate(
+    font = page.locator(".ga-rowword").first.evaluate(
         "e => parseFloat(getComputedStyle(e).fontSize)"
     )
     page.click("[data-action=zoom-out]")
-    smaller = page.locator("th.ga-rowhead").first.evaluate(
+    smaller = page.locator(".ga-rowword").first.evaluate(
         "e => parseFloat(getComputedStyle(e).fontSize)"
     )
     assert smaller < font
@@ -175,7 +175,7 @@ def test_a_150_by_150_pair_keeps_the_toolbar_and_cursor_in_view_and_the_overview
     cursor = page.locator("td.ga-cursor")
     assert cursor.get_attribute("data-i") == "60" and cursor.get_attribute("data-j") == "40"
     head = page.locator("thead").bounding_box()
-    rowhead = page.locator("th.ga-rowhead[data-i='60']").bounding_box()
+    rowhead = page.locator(".ga-rowword[data-i='60']").bounding_box()
     c = cursor.bounding_box()
     sbox = scroller.bounding_box()
     assert (
@@ -186,6 +186,10 @@ def test_a_150_by_150_pair_keeps_the_toolbar_and_cursor_in_view_and_the_overview
         c["x"] >= rowhead["x"] + rowhead["width"] - 1
         and c["x"] + c["width"] <= sbox["x"] + sbox["width"]
     )
+    # the row words are one sticky column (not a sticky box per row): each word level with
+    # its row however far the grid is scrolled, at the scroller's start edge
+    assert abs(rowhead["y"] - c["y"]) <= 1 and abs(rowhead["height"] - c["height"]) <= 1
+    assert abs(rowhead["x"] - sbox["x"]) <= 2
     page.keyboard.press("Control+End")
     expect(page.locator("td.ga-cursor")).to_have_attribute("data-i", "149")
     page.keyboard.press("s")

@@ -196,6 +196,16 @@ function htmlParts(m) {
     }
     return out.join("");
   }
+  /** The row words' column: one sticky box beside the rows (grid.css), aria-hidden (each
+   * row keeps its own row header, which assistive technology reads). */
+  function rowWords() {
+    const out = ['<div class="ga-rowwords" aria-hidden="true">'];
+    for (let i = 0; i < m.rows; i++) {
+      out.push(`<div class="ga-rowword" data-i="${i}" title="${escapeHtml(m.source[i])}">${tokenHtml(m.source[i])}</div>`);
+    }
+    out.push("</div>");
+    return out.join("");
+  }
   function head() {
     const out = ['<thead><tr role="row"><th class="ga-corner" role="columnheader"><span class="sr-only">source \\ target</span></th>'];
     for (let j = 0; j < m.cols; j++) {
@@ -208,7 +218,7 @@ function htmlParts(m) {
     out.push("</tr></thead>");
     return out.join("");
   }
-  return { cells, rows: rowsHtml, head };
+  return { cells, rows: rowsHtml, head, rowWords };
 }
 
 /** Build the table with the cells the first frame shows; the rest come with complete(). */
@@ -237,15 +247,17 @@ function buildTable(container, m, options, cell) {
   const aside = options.overview ? `<div class="ga-overview" aria-hidden="true"${overflows ? "" : " hidden"}></div>` : "";
   container.innerHTML =
     `${options.fill ? "" : legend}<div class="ga-body" dir="${m.dir}">` +
-    `<div class="ga-scroll" dir="${m.dir}"><div class="ga-colband" hidden></div>` +
+    `<div class="ga-scroll" dir="${m.dir}"><div class="ga-colband" hidden></div>${html.rowWords()}` +
     `<table class="ga-grid" role="grid" tabindex="0" aria-rowcount="${m.rows + 1}" aria-colcount="${m.cols + 1}"` +
     ` aria-readonly="${m.readOnly}" aria-label="Alignment grid: ${m.rows} source words (rows) × ${m.cols} target words (columns)">` +
     `${html.head()}<tbody>${html.rows(0, firstRows, firstCols, firstRows === m.rows && firstCols === m.cols)}</tbody></table></div>` +
     `${options.fill ? `<div class="ga-aside" dir="ltr">${aside}${legend}</div>` : aside}</div>`;
   const table = container.querySelector("table");
   table.id = `ga-grid-${++mounted}`;
-  // CSSOM, not style attributes in the HTML: a Content-Security-Policy may refuse those
-  table.style.setProperty("--ga-head", headWidth);
+  // CSSOM, not style attributes in the HTML: a Content-Security-Policy may refuse those. Set
+  // on the scroller: the table and the row words' column beside it share the width.
+  const scroller = container.querySelector(".ga-scroll");
+  scroller.style.setProperty("--ga-head", headWidth);
   table.style.width = `calc(var(--ga-head) + ${m.cols} * var(--ga-cell))`;
   table.classList.toggle("ga-show-post", Boolean(options.showPosteriors && m.posteriors));
   table.classList.toggle("ga-readonly", m.readOnly);
@@ -253,7 +265,7 @@ function buildTable(container, m, options, cell) {
   table.classList.toggle("ga-overlay-only", Boolean(m.overlay && !options.state));
   const v = {
     table,
-    scroller: container.querySelector(".ga-scroll"),
+    scroller,
     legendBox: container.querySelector(".ga-legend-box"),
     colBand: container.querySelector(".ga-colband"),
     overviewBox: container.querySelector(".ga-overview"),
@@ -263,7 +275,15 @@ function buildTable(container, m, options, cell) {
     complete: null,
     whole: firstRows === m.rows && firstCols === m.cols,
   };
-  v.rowHeads = v.rowEls.map((tr) => tr.cells[0]);
+  // the row words shown (the sticky column), which the hover marks; the band of column words
+  // above the rows sets where the column's first word starts (it grows with the zoom)
+  v.rowWords = scroller.querySelector(".ga-rowwords");
+  v.rowHeads = Array.from(v.rowWords.children);
+  // (a ResizeObserver reports after layout and before paint: the first frame shows it right)
+  const band = () => scroller.style.setProperty("--ga-band", `${table.tHead.offsetHeight}px`);
+  v.bandWatch = typeof ResizeObserver === "function" ? new ResizeObserver(band) : null;
+  if (v.bandWatch) v.bandWatch.observe(table.tHead);
+  else band();
   for (let i = 0; i < firstRows; i++) {
     const cells = v.rowEls[i].cells;
     for (let j = 0; j < firstCols; j++) v.cellList[i * m.cols + j] = cells[j + 1];
@@ -283,7 +303,6 @@ function buildTable(container, m, options, cell) {
     for (let i = firstRows; i < m.rows; i++) {
       const tr = body.rows[i];
       v.rowEls.push(tr);
-      v.rowHeads.push(tr.cells[0]);
       for (let j = 0; j < m.cols; j++) v.cellList[i * m.cols + j] = tr.cells[j + 1];
     }
   };
@@ -325,7 +344,7 @@ function gridView(m, v, cellAtStart, container) {
   let cell = cellAtStart;
   let heads = null; // {width, height} of the header bands, measured once per cell size
   const headSizes = () => {
-    heads ??= { width: v.rowHeads[0]?.offsetWidth ?? 0, height: table.tHead.offsetHeight };
+    heads ??= { width: v.rowWords.offsetWidth, height: table.tHead.offsetHeight };
     return heads;
   };
   // Chrome counts an RTL box's scrollLeft from 0 down to negative numbers: "start" is positive
@@ -698,6 +717,7 @@ export function mountGrid(container, options) {
       destroyed = true;
       unsubscribe();
       resize?.disconnect();
+      v.bandWatch?.disconnect();
       window.removeEventListener("pointerup", pointer.onUp);
       if (sentences) {
         sentences.removeEventListener("pointerover", hover.onWordOver);
