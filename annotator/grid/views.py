@@ -13,11 +13,11 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import select_template
-from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from annotator.common import access
+from annotator.common.urls import url_with_id
 from annotator.discussions import selectors as discussion_selectors
 from annotator.grid import services as annotation_services
 from annotator.grid.selectors import queue as queue_selectors
@@ -94,9 +94,9 @@ def annotate(request: HttpRequest, assignment_id: int) -> HttpResponse:
         "assignment": assignment,
         "project": project,
         "pair": assignment.pair,
-        "api_url": reverse("assignment-detail", args=[assignment.pk]),
-        "queue_url": reverse("project-queue", args=[project.pk]),
-        "guidelines_url": reverse("project-guidelines", args=[project.pk]),
+        "api_url": url_with_id("assignment-detail", assignment.pk),
+        "queue_url": url_with_id("project-queue", project.pk),
+        "guidelines_url": url_with_id("project-guidelines", project.pk),
         "flag_reasons": [(v, label) for v, label in Assignment.Flag.choices if v],
         "grid_data": grid_page_payload(assignment=assignment, place=place),
         "seed_job": _pending_seed_job(assignment=assignment, project=project),

@@ -1,5 +1,6 @@
 """``{% once %}`` (annotator/templatetags/frame.py): the fixed part of a page rendered once per
-process, and refused at compile time when it holds anything that could differ per request."""
+process, and refused at compile time when it holds anything that could differ per request; and
+``url_with_id`` (annotator/common/urls.py), the id URLs of the grid page made without reverse()."""
 
 from __future__ import annotations
 
@@ -46,3 +47,32 @@ def test_anything_that_could_differ_per_request_is_refused(inside):
         Engine.get_default().from_string(
             "{% load frame static %}{% once %}" + inside + "{% endonce %}"
         )
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "annotate",
+        "assignment-detail",
+        "assignment-annotation",
+        "assignment-submit",
+        "assignment-flag",
+        "assignment-seed",
+        "project-queue",
+        "project-guidelines",
+    ],
+)
+def test_url_with_id_is_what_reverse_gives(name):
+    from django.urls import reverse, set_script_prefix
+
+    from annotator.common.urls import url_with_id
+
+    for pk in (1, 42, 9_876_543_210):
+        assert url_with_id(name, pk) == reverse(name, args=[pk])
+    try:  # served under a prefix: a pattern per prefix
+        set_script_prefix("/align/")
+        assert url_with_id(name, 7) == reverse(name, args=[7])
+        assert url_with_id(name, 7).startswith("/align/")
+    finally:
+        set_script_prefix("/")
+    assert not url_with_id(name, 7).startswith("/align/")

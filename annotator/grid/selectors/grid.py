@@ -12,9 +12,9 @@ from typing import Any
 
 from django.db.models import BigIntegerField, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
-from django.urls import reverse
 
 from annotator.common.compiled import CompiledQuery
+from annotator.common.urls import url_with_id
 from annotator.grid.selectors.assignments import (
     AnnotationState,
     current_annotation,
@@ -127,20 +127,20 @@ def seed_data(*, validator: SeedValidator) -> dict[str, Any]:
 
 
 def page_url(assignment_id: int | None) -> str | None:
-    return reverse("annotate", args=[assignment_id]) if assignment_id else None
+    return url_with_id("annotate", assignment_id) if assignment_id else None
 
 
 def grid_urls(assignment: Assignment, place: dict[str, Any]) -> dict[str, Any]:
     """Where the grid page sends its saves, flag and navigation (``place``: the queue place)."""
-    project_id = assignment.pair.project_id
+    project_id, pk = assignment.pair.project_id, assignment.pk
     return {
-        "annotation": reverse("assignment-annotation", args=[assignment.pk]),
-        "submit": reverse("assignment-submit", args=[assignment.pk]),
-        "flag": reverse("assignment-flag", args=[assignment.pk]),
-        "page": reverse("annotate", args=[assignment.pk]),
-        "seed": reverse("assignment-seed", args=[assignment.pk]),
-        "queue": reverse("project-queue", args=[project_id]),
-        "guidelines": reverse("project-guidelines", args=[project_id]),
+        "annotation": url_with_id("assignment-annotation", pk),
+        "submit": url_with_id("assignment-submit", pk),
+        "flag": url_with_id("assignment-flag", pk),
+        "page": url_with_id("annotate", pk),
+        "seed": url_with_id("assignment-seed", pk),
+        "queue": url_with_id("project-queue", project_id),
+        "guidelines": url_with_id("project-guidelines", project_id),
         "next_page": page_url(place["next"]),
         "previous_page": page_url(place["previous"]),
     }
