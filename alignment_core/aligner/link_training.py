@@ -41,6 +41,7 @@ from alignment_core.aligner.link_classifiers import (
     Views,
     beside_a_likely_link,
     fit_classifier,
+    import_trees,
     in_threads,
     kept_columns,
     on_rows,
@@ -60,11 +61,12 @@ from alignment_core.aligner.link_inputs import (
     hmm_cell_features,
     hmm_evidence,
     identical_cells,
-    knowledge_features,
+    knowledge_block,
     lexicon_of,
     link_figures,
 )
 from alignment_core.aligner.model import AlignerModel
+from alignment_core.aligner.pair_inputs import PairInputs
 from alignment_core.aligner.seed_model import SeedModel
 from alignment_core.aligner.seed_resources import EVIDENCE_KEYS, SeedResources, note
 from alignment_core.aligner.tags import TAG_NAMES
@@ -108,37 +110,98 @@ def train_seed_model(
     if few and not _pools_few_gold(gold, builtin, lcfg, use):
         return _too_little_gold(pairs, gold, cfg, lcfg, every, builtin, report)
     lcfg = _few_gold_settings(lcfg, len(gold), builtin) if few else lcfg
-    hmm = _train_hmm(pairs, cfg, None, report, 0.6)
-    report(0.6, f"features of {len(gold)} gold pairs")
-    stats = TokenStats(pairs)
-    cells = GoldCells.of(pairs, gold, hmm, stats, lcfg)
-    base_forms = lcfg.gold_hmm and lcfg.gold_hmm_base_forms and use.wordnet is not None
-    seen = base_form_pairs(pairs, use.wordnet) if base_forms else pairs
-    X, names, lexicon, gold_hmm = _input_columns(cells, stats, seen, gold, cfg, lcfg, use, report)
-    fitted = _fit_stages(cells, X, Views.of(names, lcfg.symmetric), lcfg, report)
-    pooled = _pooled(fitted, cells, X, names, builtin, lcfg, few) if builtin else None
+    t = _train_on_gold(pairs, gold, cfg, lcfg, use, report)
+    fitted, cells = t.fitted, t.cells
+    pooled = _pooled(fitted, cells, t.X, t.names, builtin, lcfg, few) if builtin else None
     model = SeedModel(
         kind="supervised",
-        hmm=hmm,
-        stats=stats,
+        hmm=t.hmm,
+        stats=t.stats,
         stages=fitted.stages,
-        lexicon=lexicon,
-        gold_hmm=gold_hmm,
-        gold_hmm_base_forms=base_forms,
+        lexicon=t.lexicon,
+        gold_hmm=t.gold_hmm,
+        gold_hmm_base_forms=t.base_forms,
         wordnet=use.wordnet,
         vectors=use.vectors,
         thesaurus=use.thesaurus,
         word_classes=lcfg.word_classes,
         tags=use.tags,
         threshold=fitted.threshold,
+        inputs=t.inputs,
     )
     _pool_with(model, pooled, builtin)
     model.out_of_fold = (fitted.oof, cells.linked, cells.grid.pair)  # see SeedModel
-    own = _count_own_links(model, pairs, gold, seen, stats, cfg, lcfg, report)
+    own = _count_own_links(model, pairs, gold, t.seen, t.stats, cfg, lcfg, report)
     report(1.0, "trained")
     model.info = _supervised_info(len(cells.index), fitted, own, lcfg, use)
     model.info.update(pooled.info(builtin) if pooled is not None else {})
     return model
+
+
+@dataclass
+class _OnGold:
+    """What training on the gold made: the unsupervised HMM, the token statistics, the gold
+    cells and their inputs (``X``, column ``names``), the gold lexicon and gold HMM, the pairs
+    the gold HMM reads (``seen``: base forms or not), the fitted stages, and each pair's rows
+    kept for the predictions that follow (``inputs``)."""
+
+    hmm: AlignerModel
+    stats: TokenStats
+    cells: GoldCells
+    X: np.ndarray
+    names: tuple[str, ...]
+    lexicon: GoldLexicon | None
+    gold_hmm: AlignerModel | None
+    base_forms: bool
+    seen: TokenPairs
+    fitted: _Fitted
+    inputs: PairInputs
+
+
+def _train_on_gold(pairs, gold, cfg, lcfg, use: SeedResources, report) -> _OnGold:
+    """The unsupervised HMM, the gold cells' inputs and the classifier stages fitted on them.
+    The outside resources' columns (Python: WordNet's lookups) are read in a thread beside the
+    HMMs' training (compiled kernels), for the gold pairs, then for the others."""
+    inputs = PairInputs()
+    with ThreadPoolExecutor(max_workers=1) as beside:
+        knowledge = _knowledge_beside(beside, pairs, gold, inputs, lcfg, use)
+        hmm = _train_hmm(pairs, cfg, None, report, 0.6)
+        report(0.6, f"features of {len(gold)} gold pairs")
+        stats = TokenStats(pairs)
+        cells = GoldCells.of(pairs, gold, hmm, stats, lcfg)
+        inputs.keep("cells", cells.pairs, cells.X)
+        base_forms = lcfg.gold_hmm and lcfg.gold_hmm_base_forms and use.wordnet is not None
+        seen = base_form_pairs(pairs, use.wordnet) if base_forms else pairs
+        X, names, lexicon, gold_hmm = _input_columns(
+            cells, stats, seen, gold, cfg, lcfg, use, knowledge, report
+        )
+        fitted = _fit_stages(cells, X, Views.of(names, lcfg.symmetric), lcfg, report)
+    return _OnGold(hmm, stats, cells, X, names, lexicon, gold_hmm, base_forms, seen, fitted, inputs)
+
+
+def _knowledge_beside(beside, pairs, gold, inputs: PairInputs, lcfg, use: SeedResources):
+    """In ``beside``: import scikit-learn's trees (the first fit waits for them otherwise),
+    then the outside resources' columns of the gold pairs (in index order) and, when the
+    model's own links are counted (``pseudo_gold``: every other pair is aligned then), of the
+    other pairs, kept in ``inputs`` while there is room. The gold pairs' columns, to come."""
+    index = sorted(int(n) for n in gold)
+    others = [n for n in range(len(pairs)) if n not in gold] if lcfg.pseudo_gold else []
+
+    def columns(chosen: list[int]) -> np.ndarray:
+        chosen_pairs = [pairs[n] for n in chosen]
+        block = knowledge_block(
+            chosen_pairs, use.wordnet, use.vectors, use.thesaurus, lcfg.word_classes, use.tags
+        )
+        inputs.keep("knowledge", chosen_pairs, block)
+        return block
+
+    beside.submit(import_trees)
+    gold_columns = beside.submit(columns, index)
+    room = inputs.budget - sum(len(pairs[n][0]) * len(pairs[n][1]) for n in index)
+    sizes = np.cumsum([len(pairs[n][0]) * len(pairs[n][1]) for n in others])
+    if others and room > 0:
+        beside.submit(columns, others[: int(np.searchsorted(sizes, room, side="right"))])
+    return gold_columns
 
 
 def _pools_few_gold(gold, builtin: BuiltinModel | None, lcfg, use: SeedResources) -> bool:
@@ -398,34 +461,23 @@ def _gold_hmm_columns(cells: GoldCells, seen, gold, cfg, lcfg) -> tuple[np.ndarr
     return evidence, _train_hmm(seen, cfg, gold, _quiet, 0.0)
 
 
-def _input_columns(cells, stats, seen, gold, cfg, lcfg, use: SeedResources, report):
+def _input_columns(cells, stats, seen, gold, cfg, lcfg, use: SeedResources, knowledge, report):
     """Every input column of the gold cells (the HMM's cell features, the gold lexicon's, the
-    gold HMMs', the outside resources'), their names, and the gold lexicon and gold HMM that
-    seed (None when not used)."""
+    gold HMMs', the outside resources' — ``knowledge``, to come from another thread), their
+    names, and the gold lexicon and gold HMM that seed (None when not used)."""
     blocks = [cells.X]  # joined once below: each join copies every column
     lexicon = None
     if lcfg.lexicon:
         lex, lexicon = _lexicon_columns(cells, stats, lcfg)
         blocks.append(lex)
     gold_hmm = None
-    # the HMMs train (compiled kernels, mostly outside the GIL) in a thread while this one
-    # reads the outside resources (Python): on two cores, side by side
-    with ThreadPoolExecutor(max_workers=1) as beside:
-        hmms = (
-            beside.submit(_gold_hmm_columns, cells, seen, gold, cfg, lcfg)
-            if lcfg.gold_hmm
-            else None
-        )
-        if hmms is not None:
-            report(0.6, f"{lcfg.folds + 1} HMMs with the gold as counts")
-        knowledge = knowledge_features(
-            cells.grid, cells.pairs, use.wordnet, use.vectors, use.thesaurus,
-            lcfg.word_classes, use.tags, lambda what: report(0.6, what),
-        )  # fmt: skip
-        if hmms is not None:
-            evidence, gold_hmm = hmms.result()
-            blocks.append(evidence)
-    return np.hstack(blocks + knowledge), input_names(lcfg, use), lexicon, gold_hmm
+    if lcfg.gold_hmm:
+        report(0.6, f"{lcfg.folds + 1} HMMs with the gold as counts")
+        evidence, gold_hmm = _gold_hmm_columns(cells, seen, gold, cfg, lcfg)
+        blocks.append(evidence)
+    report(0.6, "the outside resources' columns of the gold pairs")
+    blocks.append(knowledge.result())
+    return np.hstack(blocks), input_names(lcfg, use), lexicon, gold_hmm
 
 
 def input_names(lcfg: LinkModelConfig, use: SeedResources) -> tuple[str, ...]:
