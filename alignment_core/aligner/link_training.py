@@ -535,29 +535,67 @@ class _FoldFitter:
         """Per fold k, a classifier fitted on the ``within`` rows of the other folds (and in
         ``only``, if given) scores fold k's ``within`` rows (those in ``scored``, if given).
         The out-of-fold probabilities, and the fold classifiers as one averaged model."""
-        lcfg, fold, folds = self.lcfg, self.cells.fold, range(self.lcfg.folds)
-        step = self.stage_names.index(name)
-        settings = lcfg if step or lcfg.stages == 1 else lcfg.first_stage()
-        self.report(0.6 + 0.4 * step / len(self.stage_names), f"fitting the link model: {name}")
-        train_rows = [within & (fold != k) & (True if only is None else only) for k in folds]
-        test_rows = [within & (fold == k) & (True if scored is None else scored) for k in folds]
-        keep = self.columns[name]
+        (models,) = self.fit([_Stage(name, inputs, labels, within, only)])
+        return self.score(_Stage(name, inputs, labels, within, only), models, scored)
+
+    def fit(self, stages: Sequence[_Stage]) -> list[list[Any]]:
+        """Each stage's fold classifiers (per fold k, fitted on the ``within`` rows of the
+        other folds, and in ``only`` if given), all fitted in one pool of ``workers``
+        threads, in the order given (the longest first keeps both cores busy to the end)."""
+        lcfg, fold, folds = self.lcfg, self.cells.fold, self.lcfg.folds
+        jobs = []
+        for stage in stages:
+            step = self.stage_names.index(stage.name)
+            settings = lcfg if step or lcfg.stages == 1 else lcfg.first_stage()
+            self.report(
+                0.6 + 0.4 * step / len(self.stage_names), f"fitting the link model: {stage.name}"
+            )
+            for k in range(folds):
+                rows = stage.within & (fold != k) & (True if stage.only is None else stage.only)
+                jobs.append((stage, settings, rows))
         models = in_threads(
-            lambda rows: fit_classifier(
-                settings, take_rows(inputs, rows, keep), labels[rows], only is not None
+            lambda job: fit_classifier(
+                job[1],
+                take_rows(job[0].inputs, job[2], self.columns[job[0].name]),
+                job[0].labels[job[2]],
+                job[0].only is not None,
             ),
-            train_rows,
+            jobs,
             self.workers,
         )
+        return [models[n * folds : (n + 1) * folds] for n in range(len(stages))]
+
+    def score(
+        self, stage: _Stage, models: list[Any], scored: np.ndarray | None = None
+    ) -> tuple[np.ndarray, FoldAverage]:
+        """Fold k's ``within`` rows (those in ``scored``, if given) scored by fold k's
+        classifier: the out-of-fold probabilities, and the fold classifiers as one model."""
+        fold, inputs, keep = self.cells.fold, stage.inputs, self.columns[stage.name]
+        test_rows = [
+            stage.within & (fold == k) & (True if scored is None else scored)
+            for k in range(self.lcfg.folds)
+        ]
         out = np.zeros(len(inputs))
         scores = in_threads(
             lambda k: probability(models[k], take_rows(inputs, test_rows[k], keep)),
-            list(folds),
+            list(range(self.lcfg.folds)),
             self.workers,
         )
         for rows, score in zip(test_rows, scores, strict=True):
             out[rows] = score
         return out, FoldAverage(models, self.workers, keep, inputs.shape[1])
+
+
+@dataclass
+class _Stage:
+    """What one stage's classifiers learn from: its inputs, labels, the rows it reads
+    (``within``) and, if given, the only rows it is fitted on."""
+
+    name: str
+    inputs: np.ndarray
+    labels: np.ndarray
+    within: np.ndarray
+    only: np.ndarray | None = None
 
 
 @dataclass
@@ -585,13 +623,17 @@ def _fit_stages(cells: GoldCells, X: np.ndarray, views: Views, lcfg, report) -> 
         added = rows & ~candidates
         first_input[added] = views.first(X[added])
         stage_input = on_rows(np.hstack([first_input[rows], views.context(context[rows])]), rows)
-        oof, second = fitter.out_of_fold("second stage", stage_input, linked, rows)
+    # the second stage and P(sure | link) read the same inputs, and the latter's fits need
+    # nothing of the former's: they are fitted side by side (only its scoring waits)
+    last = _Stage("second stage", stage_input, linked, rows) if lcfg.stages == 2 else None
+    sure_stage = _Stage("sure or possible", stage_input, cells.sure, rows, only=linked)
+    fitted = fitter.fit([last, sure_stage] if last is not None else [sure_stage])
+    if last is not None:
+        oof, second = fitter.score(last, fitted[0])
     threshold = lcfg.threshold if lcfg.threshold is not None else best_threshold(oof, linked)
     predicted = oof >= threshold
     # P(sure | link) is only ever read where a link is predicted
-    oof_sure, sure_classifier = fitter.out_of_fold(
-        "sure or possible", stage_input, cells.sure, rows, only=linked, scored=predicted
-    )
+    oof_sure, sure_classifier = fitter.score(sure_stage, fitted[-1], scored=predicted)
     n_gold = len(cells.index)
     cv = link_figures(predicted, linked, cells.identical, n_gold)
     both = predicted & linked
