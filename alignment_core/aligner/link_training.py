@@ -160,30 +160,33 @@ class _OnGold:
 
 def _train_on_gold(pairs, gold, cfg, lcfg, use: SeedResources, report) -> _OnGold:
     """The unsupervised HMM, the gold cells' inputs and the classifier stages fitted on them.
-    The outside resources' columns (Python: WordNet's lookups) are read in a thread beside the
-    HMMs' training (compiled kernels), for the gold pairs, then for the others."""
+    Three threads share the cores until the fits: this one trains the unsupervised HMM and
+    reads its evidence on the gold cells; one trains the HMMs with the gold as counts (they
+    need no other HMM); one reads the outside resources' columns (Python: WordNet's lookups),
+    for the gold pairs, then for the others."""
     inputs = PairInputs()
-    with ThreadPoolExecutor(max_workers=1) as beside:
+    GoldFolds.of(pairs, gold, lcfg)  # the gold checked before any thread reads it
+    base_forms = lcfg.gold_hmm and lcfg.gold_hmm_base_forms and use.wordnet is not None
+    with ThreadPoolExecutor(1) as beside, ThreadPoolExecutor(1) as counting:
         knowledge = _knowledge_beside(beside, pairs, gold, inputs, lcfg, use)
+        counted = counting.submit(_gold_hmms, pairs, gold, cfg, lcfg, base_forms, use.wordnet)
         hmm = _train_hmm(pairs, cfg, None, report, 0.6)
-        report(0.6, f"features of {len(gold)} gold pairs")
+        report(0.6, f"features of {len(gold)} gold pairs; the HMMs with the gold as counts")
         stats = TokenStats(pairs)
         cells = GoldCells.of(pairs, gold, hmm, stats, lcfg)
         inputs.keep("cells", cells.pairs, cells.X)
-        base_forms = lcfg.gold_hmm and lcfg.gold_hmm_base_forms and use.wordnet is not None
-        seen = base_form_pairs(pairs, use.wordnet) if base_forms else pairs
-        X, names, lexicon, gold_hmm = _input_columns(
-            cells, stats, seen, gold, cfg, lcfg, use, knowledge, report
+        X, names, lexicon, gold_hmm, seen = _input_columns(
+            cells, stats, lcfg, use, knowledge, counted
         )
         fitted = _fit_stages(cells, X, Views.of(names, lcfg.symmetric), lcfg, report)
     return _OnGold(hmm, stats, cells, X, names, lexicon, gold_hmm, base_forms, seen, fitted, inputs)
 
 
 def _knowledge_beside(beside, pairs, gold, inputs: PairInputs, lcfg, use: SeedResources):
-    """In ``beside``: import scikit-learn's trees (the first fit waits for them otherwise),
-    then the outside resources' columns of the gold pairs (in index order) and, when the
-    model's own links are counted (``pseudo_gold``: every other pair is aligned then), of the
-    other pairs, kept in ``inputs`` while there is room. The gold pairs' columns, to come."""
+    """In ``beside``: the outside resources' columns of the gold pairs (in index order) and,
+    when the model's own links are counted (``pseudo_gold``: every other pair is aligned
+    then), of the other pairs, kept in ``inputs`` while there is room. The gold pairs'
+    columns, to come."""
     index = sorted(int(n) for n in gold)
     others = [n for n in range(len(pairs)) if n not in gold] if lcfg.pseudo_gold else []
 
@@ -195,7 +198,6 @@ def _knowledge_beside(beside, pairs, gold, inputs: PairInputs, lcfg, use: SeedRe
         inputs.keep("knowledge", chosen_pairs, block)
         return block
 
-    beside.submit(import_trees)
     gold_columns = beside.submit(columns, index)
     room = inputs.budget - sum(len(pairs[n][0]) * len(pairs[n][1]) for n in index)
     sizes = np.cumsum([len(pairs[n][0]) * len(pairs[n][1]) for n in others])
@@ -411,25 +413,42 @@ class GoldCells:
 
     @classmethod
     def of(cls, pairs, gold, hmm: AlignerModel, stats: TokenStats, lcfg) -> GoldCells:
-        index = sorted(int(n) for n in gold)
-        gold_pairs = [pairs[n] for n in index]
-        alignments = [gold[n] for n in index]
-        for n, (s, t), a in zip(index, gold_pairs, alignments, strict=True):
-            try:
-                a.validate(len(s), len(t))
-            except ValueError as exc:
-                raise ValueError(f"gold alignment of pair {n}: {exc}") from exc
+        folds = GoldFolds.of(pairs, gold, lcfg)
+        gold_pairs = [pairs[n] for n in folds.index]
         X, grid = hmm_cell_features(hmm, stats, gold_pairs)
-        linked, sure = cell_labels(grid, [len(t) for _, t in gold_pairs], alignments)
+        linked, sure = cell_labels(grid, [len(t) for _, t in gold_pairs], folds.alignments)
         identical = identical_cells(gold_pairs)
         candidates = candidate_cells(X)
+        return cls(
+            folds.index, gold_pairs, folds.alignments, X, grid, linked, sure, identical,
+            candidates, folds.fold_of_pair, folds.fold,
+        )  # fmt: skip
+
+
+@dataclass
+class GoldFolds:
+    """The gold pairs (their indices, ascending, and alignments, checked against the pairs)
+    and the cross-validation fold of each pair and of each of its cells (``GoldCells``'
+    order): what the gold HMMs need, known before any HMM is trained."""
+
+    index: list[int]
+    alignments: list[Alignment]
+    fold_of_pair: np.ndarray
+    fold: np.ndarray
+
+    @classmethod
+    def of(cls, pairs, gold, lcfg) -> GoldFolds:
+        index = sorted(int(n) for n in gold)
+        alignments = [gold[n] for n in index]
+        for n, a in zip(index, alignments, strict=True):
+            try:
+                a.validate(len(pairs[n][0]), len(pairs[n][1]))
+            except ValueError as exc:
+                raise ValueError(f"gold alignment of pair {n}: {exc}") from exc
         rng = np.random.default_rng(lcfg.seed)
         fold_of_pair = rng.permutation(len(index)) % lcfg.folds
-        fold = fold_of_pair[grid.pair]
-        return cls(
-            index, gold_pairs, alignments, X, grid, linked, sure, identical, candidates,
-            fold_of_pair, fold,
-        )  # fmt: skip
+        sizes = [len(pairs[n][0]) * len(pairs[n][1]) for n in index]
+        return cls(index, alignments, fold_of_pair, np.repeat(fold_of_pair, sizes))
 
 
 def _lexicon_columns(cells: GoldCells, stats: TokenStats, lcfg) -> tuple[np.ndarray, GoldLexicon]:
@@ -446,38 +465,47 @@ def _lexicon_columns(cells: GoldCells, stats: TokenStats, lcfg) -> tuple[np.ndar
     return lex, GoldLexicon(grid, src_words, tgt_words, linked, everything, len(stats.index))
 
 
-def _gold_hmm_columns(cells: GoldCells, seen, gold, cfg, lcfg) -> tuple[np.ndarray, AlignerModel]:
+def _gold_hmm_columns(folds: GoldFolds, seen, gold, cfg, lcfg) -> tuple[np.ndarray, AlignerModel]:
     """The HMM with gold as counts (seeds/004) knows the gold's word pairs; a fold's rows get
     the evidence of an HMM that counted the other folds' gold only (on base forms, the gold's
     word pairs also count for their other inflections). And the one that counted all the
     gold, which seeds."""
-    evidence = np.zeros((len(cells.X), len(GOLD_HMM_NAMES)), dtype=np.float32)
+    evidence = np.zeros((len(folds.fold), len(GOLD_HMM_NAMES)), dtype=np.float32)
     for k in range(lcfg.folds):
-        chosen = np.flatnonzero(cells.fold_of_pair != k)
-        others = {cells.index[n]: cells.alignments[n] for n in chosen}
+        chosen = np.flatnonzero(folds.fold_of_pair != k)
+        others = {folds.index[n]: folds.alignments[n] for n in chosen}
         hmm_k = _train_hmm(seen, cfg, others, _quiet, 0.0)
-        members = [seen[cells.index[n]] for n in np.flatnonzero(cells.fold_of_pair == k)]
-        evidence[cells.fold == k] = hmm_evidence(hmm_k, members)
+        members = [seen[folds.index[n]] for n in np.flatnonzero(folds.fold_of_pair == k)]
+        evidence[folds.fold == k] = hmm_evidence(hmm_k, members)
     return evidence, _train_hmm(seen, cfg, gold, _quiet, 0.0)
 
 
-def _input_columns(cells, stats, seen, gold, cfg, lcfg, use: SeedResources, knowledge, report):
+def _gold_hmms(pairs, gold, cfg, lcfg, base_forms: bool, wordnet) -> tuple:
+    """The pairs the gold HMMs read (WordNet's base forms, or the pairs), and, when the model
+    reads them, the gold HMMs' columns of the gold cells and the gold HMM that seeds (None,
+    None otherwise). They need no other HMM: a thread trains them beside the unsupervised
+    one."""
+    seen = base_form_pairs(pairs, wordnet) if base_forms else pairs
+    if not lcfg.gold_hmm:
+        return seen, None, None
+    return (seen, *_gold_hmm_columns(GoldFolds.of(pairs, gold, lcfg), seen, gold, cfg, lcfg))
+
+
+def _input_columns(cells, stats, lcfg, use: SeedResources, knowledge, counted):
     """Every input column of the gold cells (the HMM's cell features, the gold lexicon's, the
-    gold HMMs', the outside resources' — ``knowledge``, to come from another thread), their
-    names, and the gold lexicon and gold HMM that seed (None when not used)."""
+    gold HMMs' and the outside resources', these two to come from other threads: ``counted``
+    from ``_gold_hmms``, ``knowledge``), their names, the gold lexicon and gold HMM that seed
+    (None when not used), and the pairs the gold HMM reads."""
     blocks = [cells.X]  # joined once below: each join copies every column
     lexicon = None
     if lcfg.lexicon:
         lex, lexicon = _lexicon_columns(cells, stats, lcfg)
         blocks.append(lex)
-    gold_hmm = None
-    if lcfg.gold_hmm:
-        report(0.6, f"{lcfg.folds + 1} HMMs with the gold as counts")
-        evidence, gold_hmm = _gold_hmm_columns(cells, seen, gold, cfg, lcfg)
-        blocks.append(evidence)
-    report(0.6, "the outside resources' columns of the gold pairs")
+    import_trees()  # while the other threads finish: the fits need scikit-learn's trees
+    seen, evidence, gold_hmm = counted.result()
+    blocks += [evidence] if evidence is not None else []
     blocks.append(knowledge.result())
-    return np.hstack(blocks), input_names(lcfg, use), lexicon, gold_hmm
+    return np.hstack(blocks), input_names(lcfg, use), lexicon, gold_hmm, seen
 
 
 def input_names(lcfg: LinkModelConfig, use: SeedResources) -> tuple[str, ...]:
