@@ -168,7 +168,7 @@ def _train_on_gold(pairs, gold, cfg, lcfg, use: SeedResources, report) -> _OnGol
     GoldFolds.of(pairs, gold, lcfg)  # the gold checked before any thread reads it
     base_forms = lcfg.gold_hmm and lcfg.gold_hmm_base_forms and use.wordnet is not None
     with ThreadPoolExecutor(1) as beside, ThreadPoolExecutor(1) as counting:
-        knowledge = _knowledge_beside(beside, pairs, gold, inputs, lcfg, use)
+        knowledge, the_others = _knowledge_beside(beside, pairs, gold, inputs, lcfg, use)
         counted = counting.submit(_gold_hmms, pairs, gold, cfg, lcfg, base_forms, use.wordnet)
         hmm = _train_hmm(pairs, cfg, None, report, 0.6)
         report(0.6, f"features of {len(gold)} gold pairs; the HMMs with the gold as counts")
@@ -178,6 +178,7 @@ def _train_on_gold(pairs, gold, cfg, lcfg, use: SeedResources, report) -> _OnGol
         X, names, lexicon, gold_hmm, seen = _input_columns(
             cells, stats, lcfg, use, knowledge, counted
         )
+        the_others(hmm, stats)
         fitted = _fit_stages(cells, X, Views.of(names, lcfg.symmetric), lcfg, report)
     return _OnGold(hmm, stats, cells, X, names, lexicon, gold_hmm, base_forms, seen, fitted, inputs)
 
@@ -185,8 +186,10 @@ def _train_on_gold(pairs, gold, cfg, lcfg, use: SeedResources, report) -> _OnGol
 def _knowledge_beside(beside, pairs, gold, inputs: PairInputs, lcfg, use: SeedResources):
     """In ``beside``: the outside resources' columns of the gold pairs (in index order) and,
     when the model's own links are counted (``pseudo_gold``: every other pair is aligned
-    then), of the other pairs, kept in ``inputs`` while there is room. The gold pairs'
-    columns, to come."""
+    then), of the other pairs and their cell features by the unsupervised HMM, kept in
+    ``inputs`` while there is room. The gold pairs' columns, to come, and what asks for the
+    others' (when the fits begin: until then, this thread's Python would hold back the gold
+    inputs the fits wait for)."""
     index = sorted(int(n) for n in gold)
     others = [n for n in range(len(pairs)) if n not in gold] if lcfg.pseudo_gold else []
 
@@ -198,12 +201,15 @@ def _knowledge_beside(beside, pairs, gold, inputs: PairInputs, lcfg, use: SeedRe
         inputs.keep("knowledge", chosen_pairs, block)
         return block
 
-    gold_columns = beside.submit(columns, index)
-    room = inputs.budget - sum(len(pairs[n][0]) * len(pairs[n][1]) for n in index)
-    sizes = np.cumsum([len(pairs[n][0]) * len(pairs[n][1]) for n in others])
-    if others and room > 0:
-        beside.submit(columns, others[: int(np.searchsorted(sizes, room, side="right"))])
-    return gold_columns
+    def the_others(hmm: AlignerModel, stats: TokenStats) -> None:
+        room = inputs.budget - sum(len(pairs[n][0]) * len(pairs[n][1]) for n in index)
+        sizes = np.cumsum([len(pairs[n][0]) * len(pairs[n][1]) for n in others])
+        chosen = [pairs[n] for n in others[: int(np.searchsorted(sizes, room, side="right"))]]
+        if chosen:
+            beside.submit(columns, others[: len(chosen)])
+            beside.submit(lambda: inputs.keep("cells", chosen, _hmm_cells(hmm, stats, chosen)))
+
+    return beside.submit(columns, index), the_others
 
 
 def _pools_few_gold(gold, builtin: BuiltinModel | None, lcfg, use: SeedResources) -> bool:
@@ -463,6 +469,10 @@ def _lexicon_columns(cells: GoldCells, stats: TokenStats, lcfg) -> tuple[np.ndar
         lex[rows] = counted.features(grid, src_words, tgt_words)[rows]
     everything = np.ones(len(cells.X), dtype=bool)
     return lex, GoldLexicon(grid, src_words, tgt_words, linked, everything, len(stats.index))
+
+
+def _hmm_cells(hmm: AlignerModel, stats: TokenStats, pairs: TokenPairs) -> np.ndarray:
+    return hmm_cell_features(hmm, stats, pairs)[0]
 
 
 def _gold_hmm_columns(folds: GoldFolds, seen, gold, cfg, lcfg) -> tuple[np.ndarray, AlignerModel]:
