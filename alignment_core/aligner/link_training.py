@@ -35,6 +35,7 @@ from alignment_core.aligner.features import (
     candidate_cells,
     context_features,
 )
+from alignment_core.aligner.gc_pause import fewer_collections
 from alignment_core.aligner.link_classifiers import (
     FoldAverage,
     LinkStages,
@@ -101,6 +102,11 @@ def train_seed_model(
     outside resources the model may read (those ``link_config`` turns on); None reads none.
     ``progress(fraction, message)`` is called as work advances (fraction 0–1). ``builtin``:
     the built-in English model (for English pairs; see the module notes)."""
+    with fewer_collections():  # see gc_pause
+        return _train_seed_model(pairs, gold, config, link_config, resources, progress, builtin)
+
+
+def _train_seed_model(pairs, gold, config, link_config, resources, progress, builtin):
     cfg = config or AlignerConfig()
     lcfg = link_config or LinkModelConfig()
     report = progress or silent

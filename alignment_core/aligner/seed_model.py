@@ -14,6 +14,7 @@ from alignment_core.aligner.features import (
     GoldLexicon,
     TokenStats,
 )
+from alignment_core.aligner.gc_pause import fewer_collections
 from alignment_core.aligner.link_classifiers import LinkStages
 from alignment_core.aligner.link_inputs import hmm_cell_features, hmm_evidence, knowledge_block
 from alignment_core.aligner.model import AlignerModel, pair_chunks
@@ -85,6 +86,10 @@ class SeedModel:
         """Alignments (sure and possible links) and N×M float32 link probabilities, per pair.
 
         The HMM fallback gives its symmetrised links (all sure) and the mean posteriors."""
+        with fewer_collections():  # see gc_pause
+            return self._predict(pairs)
+
+    def _predict(self, pairs: TokenPairs) -> tuple[list[Alignment], list[np.ndarray]]:
         if self.kind == "hmm":
             return self.hmm.align(pairs), self.hmm.posteriors(pairs)
         alignments: list[Alignment] = []
