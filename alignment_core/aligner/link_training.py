@@ -502,9 +502,13 @@ def _gold_hmms(pairs, gold, cfg, lcfg, base_forms: bool, wordnet) -> tuple:
     None otherwise). They need no other HMM: a thread trains them beside the unsupervised
     one."""
     seen = base_form_pairs(pairs, wordnet) if base_forms else pairs
-    if not lcfg.gold_hmm:
-        return seen, None, None
-    return (seen, *_gold_hmm_columns(GoldFolds.of(pairs, gold, lcfg), seen, gold, cfg, lcfg))
+    counted = (
+        _gold_hmm_columns(GoldFolds.of(pairs, gold, lcfg), seen, gold, cfg, lcfg)
+        if lcfg.gold_hmm
+        else (None, None)
+    )
+    import_trees()  # whichever thread is free first imports them (the other one waits)
+    return (seen, *counted)
 
 
 def _input_columns(cells, stats, lcfg, use: SeedResources, knowledge, counted):
@@ -517,7 +521,7 @@ def _input_columns(cells, stats, lcfg, use: SeedResources, knowledge, counted):
     if lcfg.lexicon:
         lex, lexicon = _lexicon_columns(cells, stats, lcfg)
         blocks.append(lex)
-    import_trees()  # while the other threads finish: the fits need scikit-learn's trees
+    import_trees()  # unless the gold HMMs' thread, done first, is at it: the fits need them
     seen, evidence, gold_hmm = counted.result()
     blocks += [evidence] if evidence is not None else []
     blocks.append(knowledge.result())
