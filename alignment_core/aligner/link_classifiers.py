@@ -50,6 +50,12 @@ def _one_thread():
     return threadpool_limits(limits=1, user_api="openmp")
 
 
+def import_trees() -> None:
+    """Import scikit-learn's trees now (a second of a new process's Python), so that the
+    first fit need not wait for them."""
+    import sklearn.ensemble  # noqa: F401
+
+
 def by_column(X: np.ndarray) -> np.ndarray:
     """``X`` as the trees read it fastest: float64 (their own type: no copy inside
     scikit-learn) in column-major order. Binning and tree traversal read one feature at a time;

@@ -1,6 +1,6 @@
 """What the link model reads and is scored on, per cell of a grid of pairs: the HMM's evidence
 (``Evidence``, ``hmm_evidence``), the gold's labels (``cell_labels``), the outside resources'
-columns (``knowledge_features``), and the figures a prediction earns against the gold
+columns (``knowledge_features``, ``knowledge_block``), and the figures a prediction earns against the gold
 (``link_figures``, ``best_threshold``).
 """
 
@@ -147,6 +147,21 @@ def knowledge_features(
         say("the tag lexicon on the gold pairs' words")
         blocks.append(tag_features(grid, pairs, tags))
     return blocks
+
+
+def knowledge_block(
+    pairs: TokenPairs,
+    wordnet: WordNet | None,
+    vectors: WordVectors | None,
+    thesaurus: Thesaurus | None,
+    word_classes: bool,
+    tags: TagLexicon | None,
+) -> np.ndarray:
+    """``knowledge_features`` of ``pairs`` joined into one block (cells × their columns, 0
+    columns when none is used)."""
+    grid = CellGrid.of([(len(s), len(t)) for s, t in pairs])
+    blocks = knowledge_features(grid, pairs, wordnet, vectors, thesaurus, word_classes, tags)
+    return np.hstack(blocks) if blocks else np.zeros((len(grid), 0), dtype=np.float32)
 
 
 def hmm_cell_features(hmm: AlignerModel, stats: TokenStats, pairs: TokenPairs):

@@ -60,7 +60,8 @@ are never linked, which makes the classifiers 4× cheaper.
 Where each part lives (one job each): ``link_config`` (the settings), ``seed_resources`` (the
 outside resources as one value, built at the edge), ``link_inputs`` (per-cell inputs, labels and
 figures), ``link_classifiers`` (the trees, fold averages and stages), ``link_training``
-(``train_seed_model``), ``seed_model`` (``SeedModel``, ``uncertainty``), ``installed`` (the
+(``train_seed_model``), ``pair_inputs`` (a pair's inputs that depend on it alone, computed
+once), ``seed_model`` (``SeedModel``, ``uncertainty``), ``installed`` (the
 edge's reader of the installed resources, and the worker's ``preload``). This module gathers
 their public names.
 """

@@ -35,12 +35,14 @@ from alignment_core.aligner.features import (
     candidate_cells,
     context_features,
 )
+from alignment_core.aligner.gc_pause import fewer_collections
 from alignment_core.aligner.link_classifiers import (
     FoldAverage,
     LinkStages,
     Views,
     beside_a_likely_link,
     fit_classifier,
+    import_trees,
     in_threads,
     kept_columns,
     on_rows,
@@ -60,11 +62,12 @@ from alignment_core.aligner.link_inputs import (
     hmm_cell_features,
     hmm_evidence,
     identical_cells,
-    knowledge_features,
+    knowledge_block,
     lexicon_of,
     link_figures,
 )
 from alignment_core.aligner.model import AlignerModel
+from alignment_core.aligner.pair_inputs import PairInputs
 from alignment_core.aligner.seed_model import SeedModel
 from alignment_core.aligner.seed_resources import EVIDENCE_KEYS, SeedResources, note
 from alignment_core.aligner.tags import TAG_NAMES
@@ -99,6 +102,11 @@ def train_seed_model(
     outside resources the model may read (those ``link_config`` turns on); None reads none.
     ``progress(fraction, message)`` is called as work advances (fraction 0–1). ``builtin``:
     the built-in English model (for English pairs; see the module notes)."""
+    with fewer_collections():  # see gc_pause
+        return _train_seed_model(pairs, gold, config, link_config, resources, progress, builtin)
+
+
+def _train_seed_model(pairs, gold, config, link_config, resources, progress, builtin):
     cfg = config or AlignerConfig()
     lcfg = link_config or LinkModelConfig()
     report = progress or silent
@@ -108,37 +116,106 @@ def train_seed_model(
     if few and not _pools_few_gold(gold, builtin, lcfg, use):
         return _too_little_gold(pairs, gold, cfg, lcfg, every, builtin, report)
     lcfg = _few_gold_settings(lcfg, len(gold), builtin) if few else lcfg
-    hmm = _train_hmm(pairs, cfg, None, report, 0.6)
-    report(0.6, f"features of {len(gold)} gold pairs")
-    stats = TokenStats(pairs)
-    cells = GoldCells.of(pairs, gold, hmm, stats, lcfg)
-    base_forms = lcfg.gold_hmm and lcfg.gold_hmm_base_forms and use.wordnet is not None
-    seen = base_form_pairs(pairs, use.wordnet) if base_forms else pairs
-    X, names, lexicon, gold_hmm = _input_columns(cells, stats, seen, gold, cfg, lcfg, use, report)
-    fitted = _fit_stages(cells, X, Views.of(names, lcfg.symmetric), lcfg, report)
-    pooled = _pooled(fitted, cells, X, names, builtin, lcfg, few) if builtin else None
+    t = _train_on_gold(pairs, gold, cfg, lcfg, use, report)
+    fitted, cells = t.fitted, t.cells
+    pooled = _pooled(fitted, cells, t.X, t.names, builtin, lcfg, few) if builtin else None
     model = SeedModel(
         kind="supervised",
-        hmm=hmm,
-        stats=stats,
+        hmm=t.hmm,
+        stats=t.stats,
         stages=fitted.stages,
-        lexicon=lexicon,
-        gold_hmm=gold_hmm,
-        gold_hmm_base_forms=base_forms,
+        lexicon=t.lexicon,
+        gold_hmm=t.gold_hmm,
+        gold_hmm_base_forms=t.base_forms,
         wordnet=use.wordnet,
         vectors=use.vectors,
         thesaurus=use.thesaurus,
         word_classes=lcfg.word_classes,
         tags=use.tags,
         threshold=fitted.threshold,
+        inputs=t.inputs,
     )
     _pool_with(model, pooled, builtin)
     model.out_of_fold = (fitted.oof, cells.linked, cells.grid.pair)  # see SeedModel
-    own = _count_own_links(model, pairs, gold, seen, stats, cfg, lcfg, report)
+    own = _count_own_links(model, pairs, gold, t.seen, t.stats, cfg, lcfg, report)
     report(1.0, "trained")
     model.info = _supervised_info(len(cells.index), fitted, own, lcfg, use)
     model.info.update(pooled.info(builtin) if pooled is not None else {})
     return model
+
+
+@dataclass
+class _OnGold:
+    """What training on the gold made: the unsupervised HMM, the token statistics, the gold
+    cells and their inputs (``X``, column ``names``), the gold lexicon and gold HMM, the pairs
+    the gold HMM reads (``seen``: base forms or not), the fitted stages, and each pair's rows
+    kept for the predictions that follow (``inputs``)."""
+
+    hmm: AlignerModel
+    stats: TokenStats
+    cells: GoldCells
+    X: np.ndarray
+    names: tuple[str, ...]
+    lexicon: GoldLexicon | None
+    gold_hmm: AlignerModel | None
+    base_forms: bool
+    seen: TokenPairs
+    fitted: _Fitted
+    inputs: PairInputs
+
+
+def _train_on_gold(pairs, gold, cfg, lcfg, use: SeedResources, report) -> _OnGold:
+    """The unsupervised HMM, the gold cells' inputs and the classifier stages fitted on them.
+    Three threads share the cores until the fits: this one trains the unsupervised HMM and
+    reads its evidence on the gold cells; one trains the HMMs with the gold as counts (they
+    need no other HMM); one reads the outside resources' columns (Python: WordNet's lookups),
+    for the gold pairs, then for the others."""
+    inputs = PairInputs()
+    GoldFolds.of(pairs, gold, lcfg)  # the gold checked before any thread reads it
+    base_forms = lcfg.gold_hmm and lcfg.gold_hmm_base_forms and use.wordnet is not None
+    with ThreadPoolExecutor(1) as beside, ThreadPoolExecutor(1) as counting:
+        knowledge, the_others = _knowledge_beside(beside, pairs, gold, inputs, lcfg, use)
+        counted = counting.submit(_gold_hmms, pairs, gold, cfg, lcfg, base_forms, use.wordnet)
+        hmm = _train_hmm(pairs, cfg, None, report, 0.6)
+        report(0.6, f"features of {len(gold)} gold pairs; the HMMs with the gold as counts")
+        stats = TokenStats(pairs)
+        cells = GoldCells.of(pairs, gold, hmm, stats, lcfg)
+        inputs.keep("cells", cells.pairs, cells.X)
+        X, names, lexicon, gold_hmm, seen = _input_columns(
+            cells, stats, lcfg, use, knowledge, counted
+        )
+        the_others(hmm, stats)
+        fitted = _fit_stages(cells, X, Views.of(names, lcfg.symmetric), lcfg, report)
+    return _OnGold(hmm, stats, cells, X, names, lexicon, gold_hmm, base_forms, seen, fitted, inputs)
+
+
+def _knowledge_beside(beside, pairs, gold, inputs: PairInputs, lcfg, use: SeedResources):
+    """In ``beside``: the outside resources' columns of the gold pairs (in index order) and,
+    when the model's own links are counted (``pseudo_gold``: every other pair is aligned
+    then), of the other pairs and their cell features by the unsupervised HMM, kept in
+    ``inputs`` while there is room. The gold pairs' columns, to come, and what asks for the
+    others' (when the fits begin: until then, this thread's Python would hold back the gold
+    inputs the fits wait for)."""
+    index = sorted(int(n) for n in gold)
+    others = [n for n in range(len(pairs)) if n not in gold] if lcfg.pseudo_gold else []
+
+    def columns(chosen: list[int]) -> np.ndarray:
+        chosen_pairs = [pairs[n] for n in chosen]
+        block = knowledge_block(
+            chosen_pairs, use.wordnet, use.vectors, use.thesaurus, lcfg.word_classes, use.tags
+        )
+        inputs.keep("knowledge", chosen_pairs, block)
+        return block
+
+    def the_others(hmm: AlignerModel, stats: TokenStats) -> None:
+        room = inputs.budget - sum(len(pairs[n][0]) * len(pairs[n][1]) for n in index)
+        sizes = np.cumsum([len(pairs[n][0]) * len(pairs[n][1]) for n in others])
+        chosen = [pairs[n] for n in others[: int(np.searchsorted(sizes, room, side="right"))]]
+        if chosen:
+            beside.submit(columns, others[: len(chosen)])
+            beside.submit(lambda: inputs.keep("cells", chosen, _hmm_cells(hmm, stats, chosen)))
+
+    return beside.submit(columns, index), the_others
 
 
 def _pools_few_gold(gold, builtin: BuiltinModel | None, lcfg, use: SeedResources) -> bool:
@@ -348,25 +425,42 @@ class GoldCells:
 
     @classmethod
     def of(cls, pairs, gold, hmm: AlignerModel, stats: TokenStats, lcfg) -> GoldCells:
-        index = sorted(int(n) for n in gold)
-        gold_pairs = [pairs[n] for n in index]
-        alignments = [gold[n] for n in index]
-        for n, (s, t), a in zip(index, gold_pairs, alignments, strict=True):
-            try:
-                a.validate(len(s), len(t))
-            except ValueError as exc:
-                raise ValueError(f"gold alignment of pair {n}: {exc}") from exc
+        folds = GoldFolds.of(pairs, gold, lcfg)
+        gold_pairs = [pairs[n] for n in folds.index]
         X, grid = hmm_cell_features(hmm, stats, gold_pairs)
-        linked, sure = cell_labels(grid, [len(t) for _, t in gold_pairs], alignments)
+        linked, sure = cell_labels(grid, [len(t) for _, t in gold_pairs], folds.alignments)
         identical = identical_cells(gold_pairs)
         candidates = candidate_cells(X)
+        return cls(
+            folds.index, gold_pairs, folds.alignments, X, grid, linked, sure, identical,
+            candidates, folds.fold_of_pair, folds.fold,
+        )  # fmt: skip
+
+
+@dataclass
+class GoldFolds:
+    """The gold pairs (their indices, ascending, and alignments, checked against the pairs)
+    and the cross-validation fold of each pair and of each of its cells (``GoldCells``'
+    order): what the gold HMMs need, known before any HMM is trained."""
+
+    index: list[int]
+    alignments: list[Alignment]
+    fold_of_pair: np.ndarray
+    fold: np.ndarray
+
+    @classmethod
+    def of(cls, pairs, gold, lcfg) -> GoldFolds:
+        index = sorted(int(n) for n in gold)
+        alignments = [gold[n] for n in index]
+        for n, a in zip(index, alignments, strict=True):
+            try:
+                a.validate(len(pairs[n][0]), len(pairs[n][1]))
+            except ValueError as exc:
+                raise ValueError(f"gold alignment of pair {n}: {exc}") from exc
         rng = np.random.default_rng(lcfg.seed)
         fold_of_pair = rng.permutation(len(index)) % lcfg.folds
-        fold = fold_of_pair[grid.pair]
-        return cls(
-            index, gold_pairs, alignments, X, grid, linked, sure, identical, candidates,
-            fold_of_pair, fold,
-        )  # fmt: skip
+        sizes = [len(pairs[n][0]) * len(pairs[n][1]) for n in index]
+        return cls(index, alignments, fold_of_pair, np.repeat(fold_of_pair, sizes))
 
 
 def _lexicon_columns(cells: GoldCells, stats: TokenStats, lcfg) -> tuple[np.ndarray, GoldLexicon]:
@@ -383,49 +477,55 @@ def _lexicon_columns(cells: GoldCells, stats: TokenStats, lcfg) -> tuple[np.ndar
     return lex, GoldLexicon(grid, src_words, tgt_words, linked, everything, len(stats.index))
 
 
-def _gold_hmm_columns(cells: GoldCells, seen, gold, cfg, lcfg) -> tuple[np.ndarray, AlignerModel]:
+def _hmm_cells(hmm: AlignerModel, stats: TokenStats, pairs: TokenPairs) -> np.ndarray:
+    return hmm_cell_features(hmm, stats, pairs)[0]
+
+
+def _gold_hmm_columns(folds: GoldFolds, seen, gold, cfg, lcfg) -> tuple[np.ndarray, AlignerModel]:
     """The HMM with gold as counts (seeds/004) knows the gold's word pairs; a fold's rows get
     the evidence of an HMM that counted the other folds' gold only (on base forms, the gold's
     word pairs also count for their other inflections). And the one that counted all the
     gold, which seeds."""
-    evidence = np.zeros((len(cells.X), len(GOLD_HMM_NAMES)), dtype=np.float32)
+    evidence = np.zeros((len(folds.fold), len(GOLD_HMM_NAMES)), dtype=np.float32)
     for k in range(lcfg.folds):
-        chosen = np.flatnonzero(cells.fold_of_pair != k)
-        others = {cells.index[n]: cells.alignments[n] for n in chosen}
+        chosen = np.flatnonzero(folds.fold_of_pair != k)
+        others = {folds.index[n]: folds.alignments[n] for n in chosen}
         hmm_k = _train_hmm(seen, cfg, others, _quiet, 0.0)
-        members = [seen[cells.index[n]] for n in np.flatnonzero(cells.fold_of_pair == k)]
-        evidence[cells.fold == k] = hmm_evidence(hmm_k, members)
+        members = [seen[folds.index[n]] for n in np.flatnonzero(folds.fold_of_pair == k)]
+        evidence[folds.fold == k] = hmm_evidence(hmm_k, members)
     return evidence, _train_hmm(seen, cfg, gold, _quiet, 0.0)
 
 
-def _input_columns(cells, stats, seen, gold, cfg, lcfg, use: SeedResources, report):
+def _gold_hmms(pairs, gold, cfg, lcfg, base_forms: bool, wordnet) -> tuple:
+    """The pairs the gold HMMs read (WordNet's base forms, or the pairs), and, when the model
+    reads them, the gold HMMs' columns of the gold cells and the gold HMM that seeds (None,
+    None otherwise). They need no other HMM: a thread trains them beside the unsupervised
+    one."""
+    seen = base_form_pairs(pairs, wordnet) if base_forms else pairs
+    counted = (
+        _gold_hmm_columns(GoldFolds.of(pairs, gold, lcfg), seen, gold, cfg, lcfg)
+        if lcfg.gold_hmm
+        else (None, None)
+    )
+    import_trees()  # whichever thread is free first imports them (the other one waits)
+    return (seen, *counted)
+
+
+def _input_columns(cells, stats, lcfg, use: SeedResources, knowledge, counted):
     """Every input column of the gold cells (the HMM's cell features, the gold lexicon's, the
-    gold HMMs', the outside resources'), their names, and the gold lexicon and gold HMM that
-    seed (None when not used)."""
+    gold HMMs' and the outside resources', these two to come from other threads: ``counted``
+    from ``_gold_hmms``, ``knowledge``), their names, the gold lexicon and gold HMM that seed
+    (None when not used), and the pairs the gold HMM reads."""
     blocks = [cells.X]  # joined once below: each join copies every column
     lexicon = None
     if lcfg.lexicon:
         lex, lexicon = _lexicon_columns(cells, stats, lcfg)
         blocks.append(lex)
-    gold_hmm = None
-    # the HMMs train (compiled kernels, mostly outside the GIL) in a thread while this one
-    # reads the outside resources (Python): on two cores, side by side
-    with ThreadPoolExecutor(max_workers=1) as beside:
-        hmms = (
-            beside.submit(_gold_hmm_columns, cells, seen, gold, cfg, lcfg)
-            if lcfg.gold_hmm
-            else None
-        )
-        if hmms is not None:
-            report(0.6, f"{lcfg.folds + 1} HMMs with the gold as counts")
-        knowledge = knowledge_features(
-            cells.grid, cells.pairs, use.wordnet, use.vectors, use.thesaurus,
-            lcfg.word_classes, use.tags, lambda what: report(0.6, what),
-        )  # fmt: skip
-        if hmms is not None:
-            evidence, gold_hmm = hmms.result()
-            blocks.append(evidence)
-    return np.hstack(blocks + knowledge), input_names(lcfg, use), lexicon, gold_hmm
+    import_trees()  # unless the gold HMMs' thread, done first, is at it: the fits need them
+    seen, evidence, gold_hmm = counted.result()
+    blocks += [evidence] if evidence is not None else []
+    blocks.append(knowledge.result())
+    return np.hstack(blocks), input_names(lcfg, use), lexicon, gold_hmm, seen
 
 
 def input_names(lcfg: LinkModelConfig, use: SeedResources) -> tuple[str, ...]:
@@ -483,29 +583,67 @@ class _FoldFitter:
         """Per fold k, a classifier fitted on the ``within`` rows of the other folds (and in
         ``only``, if given) scores fold k's ``within`` rows (those in ``scored``, if given).
         The out-of-fold probabilities, and the fold classifiers as one averaged model."""
-        lcfg, fold, folds = self.lcfg, self.cells.fold, range(self.lcfg.folds)
-        step = self.stage_names.index(name)
-        settings = lcfg if step or lcfg.stages == 1 else lcfg.first_stage()
-        self.report(0.6 + 0.4 * step / len(self.stage_names), f"fitting the link model: {name}")
-        train_rows = [within & (fold != k) & (True if only is None else only) for k in folds]
-        test_rows = [within & (fold == k) & (True if scored is None else scored) for k in folds]
-        keep = self.columns[name]
+        (models,) = self.fit([_Stage(name, inputs, labels, within, only)])
+        return self.score(_Stage(name, inputs, labels, within, only), models, scored)
+
+    def fit(self, stages: Sequence[_Stage]) -> list[list[Any]]:
+        """Each stage's fold classifiers (per fold k, fitted on the ``within`` rows of the
+        other folds, and in ``only`` if given), all fitted in one pool of ``workers``
+        threads, in the order given (the longest first keeps both cores busy to the end)."""
+        lcfg, fold, folds = self.lcfg, self.cells.fold, self.lcfg.folds
+        jobs = []
+        for stage in stages:
+            step = self.stage_names.index(stage.name)
+            settings = lcfg if step or lcfg.stages == 1 else lcfg.first_stage()
+            self.report(
+                0.6 + 0.4 * step / len(self.stage_names), f"fitting the link model: {stage.name}"
+            )
+            for k in range(folds):
+                rows = stage.within & (fold != k) & (True if stage.only is None else stage.only)
+                jobs.append((stage, settings, rows))
         models = in_threads(
-            lambda rows: fit_classifier(
-                settings, take_rows(inputs, rows, keep), labels[rows], only is not None
+            lambda job: fit_classifier(
+                job[1],
+                take_rows(job[0].inputs, job[2], self.columns[job[0].name]),
+                job[0].labels[job[2]],
+                job[0].only is not None,
             ),
-            train_rows,
+            jobs,
             self.workers,
         )
+        return [models[n * folds : (n + 1) * folds] for n in range(len(stages))]
+
+    def score(
+        self, stage: _Stage, models: list[Any], scored: np.ndarray | None = None
+    ) -> tuple[np.ndarray, FoldAverage]:
+        """Fold k's ``within`` rows (those in ``scored``, if given) scored by fold k's
+        classifier: the out-of-fold probabilities, and the fold classifiers as one model."""
+        fold, inputs, keep = self.cells.fold, stage.inputs, self.columns[stage.name]
+        test_rows = [
+            stage.within & (fold == k) & (True if scored is None else scored)
+            for k in range(self.lcfg.folds)
+        ]
         out = np.zeros(len(inputs))
         scores = in_threads(
             lambda k: probability(models[k], take_rows(inputs, test_rows[k], keep)),
-            list(folds),
+            list(range(self.lcfg.folds)),
             self.workers,
         )
         for rows, score in zip(test_rows, scores, strict=True):
             out[rows] = score
         return out, FoldAverage(models, self.workers, keep, inputs.shape[1])
+
+
+@dataclass
+class _Stage:
+    """What one stage's classifiers learn from: its inputs, labels, the rows it reads
+    (``within``) and, if given, the only rows it is fitted on."""
+
+    name: str
+    inputs: np.ndarray
+    labels: np.ndarray
+    within: np.ndarray
+    only: np.ndarray | None = None
 
 
 @dataclass
@@ -533,13 +671,17 @@ def _fit_stages(cells: GoldCells, X: np.ndarray, views: Views, lcfg, report) -> 
         added = rows & ~candidates
         first_input[added] = views.first(X[added])
         stage_input = on_rows(np.hstack([first_input[rows], views.context(context[rows])]), rows)
-        oof, second = fitter.out_of_fold("second stage", stage_input, linked, rows)
+    # the second stage and P(sure | link) read the same inputs, and the latter's fits need
+    # nothing of the former's: they are fitted side by side (only its scoring waits)
+    last = _Stage("second stage", stage_input, linked, rows) if lcfg.stages == 2 else None
+    sure_stage = _Stage("sure or possible", stage_input, cells.sure, rows, only=linked)
+    fitted = fitter.fit([last, sure_stage] if last is not None else [sure_stage])
+    if last is not None:
+        oof, second = fitter.score(last, fitted[0])
     threshold = lcfg.threshold if lcfg.threshold is not None else best_threshold(oof, linked)
     predicted = oof >= threshold
     # P(sure | link) is only ever read where a link is predicted
-    oof_sure, sure_classifier = fitter.out_of_fold(
-        "sure or possible", stage_input, cells.sure, rows, only=linked, scored=predicted
-    )
+    oof_sure, sure_classifier = fitter.score(sure_stage, fitted[-1], scored=predicted)
     n_gold = len(cells.index)
     cv = link_figures(predicted, linked, cells.identical, n_gold)
     both = predicted & linked

@@ -14,9 +14,11 @@ from alignment_core.aligner.features import (
     GoldLexicon,
     TokenStats,
 )
+from alignment_core.aligner.gc_pause import fewer_collections
 from alignment_core.aligner.link_classifiers import LinkStages
-from alignment_core.aligner.link_inputs import hmm_cell_features, hmm_evidence, knowledge_features
+from alignment_core.aligner.link_inputs import hmm_cell_features, hmm_evidence, knowledge_block
 from alignment_core.aligner.model import AlignerModel, pair_chunks
+from alignment_core.aligner.pair_inputs import PairInputs
 from alignment_core.aligner.tags import TagLexicon
 from alignment_core.aligner.thesaurus import Thesaurus
 from alignment_core.aligner.vectors import WordVectors
@@ -54,6 +56,7 @@ class SeedModel:
         builtin: Any = None,
         builtin_weight: float = 0.0,
         builtin_columns: np.ndarray | None = None,
+        inputs: PairInputs | None = None,
     ) -> None:
         self.kind = kind
         self.hmm = hmm
@@ -72,6 +75,9 @@ class SeedModel:
         self.builtin = builtin
         self.builtin_weight = builtin_weight
         self.builtin_columns = builtin_columns
+        # the pairs' rows of the inputs that depend on the pair alone (the HMM's cell
+        # features, the outside resources' columns), kept from training (``pair_inputs``)
+        self.inputs = inputs if inputs is not None else PairInputs(budget=0)
         # a supervised model's out-of-fold link probability, label and gold pair per gold
         # cell (what a threshold is chosen on: ``builtin_build`` reads it)
         self.out_of_fold: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -80,6 +86,10 @@ class SeedModel:
         """Alignments (sure and possible links) and N×M float32 link probabilities, per pair.
 
         The HMM fallback gives its symmetrised links (all sure) and the mean posteriors."""
+        with fewer_collections():  # see gc_pause
+            return self._predict(pairs)
+
+    def _predict(self, pairs: TokenPairs) -> tuple[list[Alignment], list[np.ndarray]]:
         if self.kind == "hmm":
             return self.hmm.align(pairs), self.hmm.posteriors(pairs)
         alignments: list[Alignment] = []
@@ -125,18 +135,28 @@ class SeedModel:
     def cell_inputs(self, pairs: TokenPairs) -> tuple[np.ndarray, CellGrid]:
         """The supervised model's input per cell of ``pairs``: the cell features, then the
         gold lexicon's, the gold HMM's, WordNet's, the word vectors' and the thesaurus's
-        columns, as in training."""
-        X, grid = hmm_cell_features(self.hmm, self.stats, pairs)
-        blocks = [X]  # joined once at the end: each join copies every column
+        columns, as in training. The rows that depend on the pair alone are read from
+        ``inputs`` where kept."""
+        grid = CellGrid.of([(len(s), len(t)) for s, t in pairs])
+        blocks = [self.inputs.rows("cells", pairs, self.hmm_cells)]
+        # joined once at the end: each join copies every column
         if self.lexicon is not None:
             blocks.append(self.lexicon.features(grid, *self.stats.word_ids(pairs)))
         if self.gold_hmm is not None:
             seen = base_form_pairs(pairs, self.wordnet) if self.gold_hmm_base_forms else pairs
             blocks.append(hmm_evidence(self.gold_hmm, seen))
-        blocks += knowledge_features(
-            grid, pairs, self.wordnet, self.vectors, self.thesaurus, self.word_classes, self.tags
-        )
+        blocks.append(self.inputs.rows("knowledge", pairs, self.knowledge))
         return np.hstack(blocks), grid
+
+    def hmm_cells(self, pairs: TokenPairs) -> np.ndarray:
+        """The cell features of ``pairs`` by the model's (unsupervised) HMM."""
+        return hmm_cell_features(self.hmm, self.stats, pairs)[0]
+
+    def knowledge(self, pairs: TokenPairs) -> np.ndarray:
+        """The outside resources' and the word classes' columns of ``pairs``, joined."""
+        return knowledge_block(
+            pairs, self.wordnet, self.vectors, self.thesaurus, self.word_classes, self.tags
+        )
 
     def align(self, pairs: TokenPairs) -> list[Alignment]:
         return self.predict(pairs)[0]

@@ -293,6 +293,11 @@ class WordNet:
                 )
         return self._tables
 
+    def read_tables(self) -> None:
+        """Read every synset's pointers and definition now (``_synset_tables``), not at the
+        first lookup: a worker does it as it starts (``installed.preload``)."""
+        self._synset_tables()
+
     def _every_synset(self) -> tuple[dict, dict]:
         pointers, definitions = {}, {}
         for k, data in enumerate(self._data):

@@ -386,6 +386,8 @@ def test_preload_reads_what_the_first_supervised_model_would(monkeypatch):
     assert list(seconds) == ["sklearn", *link_model.EVIDENCE_KEYS, "builtin"]
     assert all(value >= 0 for value in seconds.values())
     assert "sklearn.ensemble" in sys.modules
+    wordnet = installed_resources().wordnet  # and WordNet's synset tables, read before a lookup
+    assert wordnet is None or wordnet._tables is not None
     # the process keeps what it read, so training (and a second preload) reads nothing again
     first = installed_resources()
     assert preload()["wordnet"] == 0.0 and installed_resources() is first
