@@ -247,17 +247,19 @@ function buildTable(container, m, options, cell) {
   const aside = options.overview ? `<div class="ga-overview" aria-hidden="true"${overflows ? "" : " hidden"}></div>` : "";
   container.innerHTML =
     `${options.fill ? "" : legend}<div class="ga-body" dir="${m.dir}">` +
-    `<div class="ga-scroll" dir="${m.dir}"><div class="ga-colband" hidden></div>${html.rowWords()}` +
+    `<div class="ga-scroll" dir="${m.dir}"><div class="ga-colband" hidden></div>` +
     `<table class="ga-grid" role="grid" tabindex="0" aria-rowcount="${m.rows + 1}" aria-colcount="${m.cols + 1}"` +
     ` aria-readonly="${m.readOnly}" aria-label="Alignment grid: ${m.rows} source words (rows) × ${m.cols} target words (columns)">` +
     `${html.head()}<tbody>${html.rows(0, firstRows, firstCols, firstRows === m.rows && firstCols === m.cols)}</tbody></table></div>` +
     `${options.fill ? `<div class="ga-aside" dir="ltr">${aside}${legend}</div>` : aside}</div>`;
   const table = container.querySelector("table");
   table.id = `ga-grid-${++mounted}`;
-  // CSSOM, not style attributes in the HTML: a Content-Security-Policy may refuse those. Set
-  // on the scroller: the table and the row words' column beside it share the width.
+  // CSSOM, not style attributes in the HTML: a Content-Security-Policy may refuse those
   const scroller = container.querySelector(".ga-scroll");
-  scroller.style.setProperty("--ga-head", headWidth);
+  table.style.setProperty("--ga-head", headWidth);
+  // the row words' column: the body's first box (a DOM insertion: the HTML parser would move a
+  // box out of a table), of no height, its words level with the rows that follow it
+  table.tBodies[0].insertAdjacentHTML("afterbegin", html.rowWords());
   table.style.width = `calc(var(--ga-head) + ${m.cols} * var(--ga-cell))`;
   table.classList.toggle("ga-show-post", Boolean(options.showPosteriors && m.posteriors));
   table.classList.toggle("ga-readonly", m.readOnly);
@@ -275,15 +277,9 @@ function buildTable(container, m, options, cell) {
     complete: null,
     whole: firstRows === m.rows && firstCols === m.cols,
   };
-  // the row words shown (the sticky column), which the hover marks; the band of column words
-  // above the rows sets where the column's first word starts (it grows with the zoom)
-  v.rowWords = scroller.querySelector(".ga-rowwords");
+  // the row words shown (the sticky column), which the hover marks
+  v.rowWords = table.querySelector(".ga-rowwords");
   v.rowHeads = Array.from(v.rowWords.children);
-  // (a ResizeObserver reports after layout and before paint: the first frame shows it right)
-  const band = () => scroller.style.setProperty("--ga-band", `${table.tHead.offsetHeight}px`);
-  v.bandWatch = typeof ResizeObserver === "function" ? new ResizeObserver(band) : null;
-  if (v.bandWatch) v.bandWatch.observe(table.tHead);
-  else band();
   for (let i = 0; i < firstRows; i++) {
     const cells = v.rowEls[i].cells;
     for (let j = 0; j < firstCols; j++) v.cellList[i * m.cols + j] = cells[j + 1];
@@ -717,7 +713,6 @@ export function mountGrid(container, options) {
       destroyed = true;
       unsubscribe();
       resize?.disconnect();
-      v.bandWatch?.disconnect();
       window.removeEventListener("pointerup", pointer.onUp);
       if (sentences) {
         sentences.removeEventListener("pointerover", hover.onWordOver);
