@@ -261,7 +261,7 @@ def test_a_pair_without_seed_has_a_validator_too(grid):
     assert client.get(seed_url(assignment), HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
 
 
-@pytest.mark.skipif("connection.vendor != 'postgresql'", reason="PostgreSQL's commit setting")
+@pytest.mark.integration  # PostgreSQL's commit setting: not in CI's SQLite pass
 @pytest.mark.django_db(transaction=True)
 def test_the_opening_alone_commits_asynchronously_and_saves_do_not(grid):
     """The opening's own statement turns synchronous_commit off for its transaction only (its
@@ -271,6 +271,9 @@ def test_the_opening_alone_commits_asynchronously_and_saves_do_not(grid):
     from django.db import transaction
 
     from annotator.grid import services
+    from tests.conftest import need
+
+    need(connection.vendor == "postgresql", "PostgreSQL")
 
     def setting() -> str:
         with connection.cursor() as cursor:
