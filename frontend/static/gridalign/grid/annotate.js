@@ -428,4 +428,39 @@ function show(next) {
   );
 }
 
+/** The project's seed job was unfinished when the page was made (annotate.html's
+ * ``.seed-pending``: the demo right after ``make run``, a new project's first seeding). When it
+ * succeeds, the pair on screen takes its seed in place if nobody has touched it yet (read from
+ * the API: the job has given every unstarted assignment its seed); a pair with work of its own
+ * keeps it, as the server does, and the note says so. A failed job's box says why. */
+function awaitSeedJob() {
+  const pending = root.querySelector(".seed-pending");
+  if (!pending) return;
+  const note = pending.querySelector(".note");
+  const untouched = () => data && data.status === "assigned" && !data.annotation && !saver.hasUnsaved();
+  pending.addEventListener("gridalign:job-finished", async (event) => {
+    if (event.detail.status !== "succeeded") return;
+    if (!untouched()) {
+      note.textContent =
+        "The aligner has finished. This pair keeps the links you marked; your next pairs start " +
+        "from the aligner's links.";
+      return;
+    }
+    const id = data.id;
+    let fresh;
+    try {
+      fresh = await withSeed(await getJson(`${root.dataset.apiRoot}${id}/`));
+    } catch {
+      note.textContent = "The aligner has finished. Reload the pair to start from its links.";
+      return;
+    }
+    if (data.id !== id || !untouched()) return; // edited, or moved on, while it was read
+    show(fresh);
+    note.textContent = fresh.seed
+      ? "The aligner has finished: this pair now starts from its links."
+      : "The aligner has finished but has no links for this pair.";
+  });
+}
+
+awaitSeedJob();
 open();
