@@ -61,6 +61,7 @@ def test_the_seed_reaches_an_untouched_pair_and_a_started_one_keeps_its_work(
     expect(note).to_contain_text("now starts from its links")
     assert states(waiting) == as_states(seed.links)  # the seed, in place, without a reload
     assert waiting.locator("[role=gridcell][data-seed='1']").count() == len(seed.links)
+    assert waiting.locator(f"#job-{job.pk}").is_hidden()  # done: only the line stays
     shot(waiting, "seed-arrived")
 
     expect(working.locator(".seed-pending .note")).to_contain_text("keeps the links you marked")

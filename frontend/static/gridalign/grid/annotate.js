@@ -432,7 +432,7 @@ function show(next) {
  * ``.seed-pending``: the demo right after ``make run``, a new project's first seeding). When it
  * succeeds, the pair on screen takes its seed in place if nobody has touched it yet (read from
  * the API: the job has given every unstarted assignment its seed); a pair with work of its own
- * keeps it, as the server does, and the note says so. A failed job's box says why. */
+ * keeps it, as the server does, and the note says so. A failed job's box stays, saying why. */
 function awaitSeedJob() {
   const pending = root.querySelector(".seed-pending");
   if (!pending) return;
@@ -440,6 +440,7 @@ function awaitSeedJob() {
   const untouched = () => data && data.status === "assigned" && !data.annotation && !saver.hasUnsaved();
   pending.addEventListener("gridalign:job-finished", async (event) => {
     if (event.detail.status !== "succeeded") return;
+    event.target.hidden = true; // the job's box: done, its line below says what it meant here
     if (!untouched()) {
       note.textContent =
         "The aligner has finished. This pair keeps the links you marked; your next pairs start " +
