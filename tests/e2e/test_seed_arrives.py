@@ -14,7 +14,10 @@ from annotator.management.commands.setup_demo import DEMO_USERS, setup_demo
 from annotator.models import Assignment, Job, SeedAlignment
 from tests.e2e.test_grid import as_states, cell, saved, shot, states
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.django_db(transaction=True, databases="__all__"),
+]  # "jobs" too
 
 PASSWORDS = {username: password for username, password, _role in DEMO_USERS}
 
