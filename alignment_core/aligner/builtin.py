@@ -22,9 +22,12 @@ Prediction runs scikit-learn's own tree walker (``TreePredictor``) on the stored
 probabilities are those the fitted classifiers gave, bit for bit.
 
 Pooling with a project's gold (``link_training``): the project's own model is fitted as
-before, and the probability that seeds is ``w · built-in + (1 − w) · project``, the weight ``w``
-from ``WEIGHTS`` (and the threshold) chosen by the fewest edits on the project model's
-out-of-fold probabilities over its gold (the built-in model never saw that gold).
+before, and the probability that seeds is ``w · built-in + (1 − w) · project``, decoded at the
+built-in model's threshold, the weight ``w`` from ``WEIGHTS`` (below ``MIN_GOLD_PAIRS`` gold
+pairs, ``FEW_GOLD_WEIGHTS``) chosen on the project model's out-of-fold probabilities over its
+gold (the built-in model never saw that gold): the largest weight whose edits are within one
+standard error of the fewest, so the project's gold lowers it only where it clearly says the
+built-in model is wrong for the project.
 
 The file is a zip of ``.npy`` arrays written with a fixed timestamp and in a fixed order
 (``save_builtin``), so rebuilding it gives the same bytes; it is read with

@@ -54,8 +54,8 @@ are never linked, which makes the classifiers 4× cheaper.
 * Too little gold (fewer than ``min_gold_pairs``, default ``MIN_GOLD_PAIRS``): the model falls
   back to the HMM alone — trained with the gold as observed counts, as before — and says so
   (``kind == "hmm"``, ``info["reason"]``); for English pairs, given the built-in model, that
-  seeds instead, pooled with a model of the few gold pairs (from two) at a fixed weight
-  (``link_config.FEW_GOLD_BUILTIN_WEIGHT``).
+  seeds instead, pooled with a model of the few gold pairs (from two) at a weight chosen by
+  cross-validation from ``link_config.FEW_GOLD_WEIGHTS``.
 
 Where each part lives (one job each): ``link_config`` (the settings), ``seed_resources`` (the
 outside resources as one value, built at the edge), ``link_inputs`` (per-cell inputs, labels and

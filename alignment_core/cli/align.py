@@ -328,7 +328,7 @@ def _say_model(model, n_gold: int) -> None:
         print(
             f"align: pooled with the built-in model {model.info['builtin_version']}, weight "
             f"{model.info['builtin_weight']} ("
-            + (model.info.get("builtin_weight_fixed") or "chosen by cross-validation on the gold")
+            + (model.info.get("builtin_weight_rule") or "chosen by cross-validation on the gold")
             + ")",
             file=sys.stderr,
         )

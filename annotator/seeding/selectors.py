@@ -50,14 +50,9 @@ def _pooling_words(result: Mapping[str, Any]) -> list[str]:
     """What a supervised seed result says of pooling with the built-in English model."""
     if not result.get("builtin_weight"):
         return []
-    how = (
-        "fixed: too few gold pairs to choose it by cross-validation"
-        if result.get("builtin_weight_fixed")
-        else "chosen by cross-validation"
-    )
     return [
         f"Pooled with the built-in English model {result.get('builtin_version')} at weight "
-        f"{result['builtin_weight']} ({how})."
+        f"{result['builtin_weight']} (chosen by cross-validation on the gold)."
     ]
 
 

@@ -7,8 +7,8 @@ supervised link model (``alignment_core.aligner.link_model``: the HMM's evidence
 classifier trained on the project's gold; sure and possible links); with less, from the HMM
 alone, the gold as observed counts — or, for an English project (declared, else told from its
 text), from the built-in English paraphrase model (``alignment_core.aligner.builtin``), which
-also pools with the supervised model from the second gold pair (at a fixed weight below
-``MIN_GOLD_PAIRS``, chosen by cross-validation from there; the result's ``builtin_weight``). A project that is not English seeds
+also pools with the supervised model from the second gold pair (its weight chosen by
+cross-validation on the gold: the result's ``builtin_weight`` and ``builtin_weight_rule``). A project that is not English seeds
 as before and its result says why the built-in model was not used. The job result names the model used and, for the
 supervised one, its cross-validated figures on the project's own gold. Each seed stores its
 cell probabilities and its ``uncertainty`` (summed cell entropy per token; the
@@ -173,8 +173,8 @@ def _builtin_notes(model: Any, not_english: str | None) -> dict[str, Any]:
             "builtin_version": model.info["builtin_version"],
             "builtin_weight": model.info.get("builtin_weight"),
         }
-        if model.info.get("builtin_weight_fixed"):  # fewer gold pairs than CV chooses on
-            notes["builtin_weight_fixed"] = model.info["builtin_weight_fixed"]
+        if model.info.get("builtin_weight_rule"):  # pooled: how its weight was chosen
+            notes["builtin_weight_rule"] = model.info["builtin_weight_rule"]
         return notes
     why = not_english or model.info.get("builtin_not_used")
     return {"builtin_not_used": why} if why else {}

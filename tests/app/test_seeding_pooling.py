@@ -1,12 +1,13 @@
 """The seed job as an English project's gold grows (issue 34): its result records the built-in
-model's weight, which does not rise from no gold through a few planted pairs to many, and the
-project's planted rule (articles never link) shows in the seeds from its first few gold pairs."""
+model's weight and how cross-validation chose it; the weight falls from no gold through a few
+planted pairs and does not rise with many, and the project's planted rule (articles never
+link) shows in the seeds from its first few gold pairs."""
 
 from __future__ import annotations
 
 import pytest
 
-from alignment_core.aligner.link_config import FEW_GOLD_BUILTIN_WEIGHT
+from alignment_core.aligner.link_config import FEW_GOLD_WEIGHTS
 from annotator.models import GoldAlignment, Job, Project, SeedAlignment, SentencePair
 from annotator.seeding.selectors import seed_result_summary
 from annotator.tasks import run_job_task as seed_task
@@ -65,9 +66,11 @@ def test_the_builtin_weight_falls_as_planted_gold_grows(planted):
         assert result["gold_pairs"] == n_gold
         weights.append(result["builtin_weight"])
         articles.append(linked_articles(result, rows))
-        if n_gold == 5:
-            assert result["model"] == "supervised" and result["builtin_weight_fixed"]
-            assert "fixed: too few gold pairs" in seed_result_summary(result)
-    assert weights[0] == 1.0 and weights[1] == FEW_GOLD_BUILTIN_WEIGHT
-    assert weights[2] < weights[1] and weights == sorted(weights, reverse=True)
+        if n_gold:
+            assert result["model"] == "supervised"
+            assert "one standard error" in result["builtin_weight_rule"]
+            assert "builtin_weight_fixed" not in result
+            assert "(chosen by cross-validation on the gold)" in seed_result_summary(result)
+    assert weights[0] == 1.0 and weights[1] in FEW_GOLD_WEIGHTS and weights[1] < 1
+    assert weights == sorted(weights, reverse=True)
     assert articles[0] > 20 and articles[1] == articles[2] == 0  # the rule, from 5 pairs

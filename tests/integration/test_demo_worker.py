@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
+from alignment_core.aligner.link_config import FEW_GOLD_WEIGHTS
 from annotator.management.commands.setup_demo import DEMO_PROJECT
 from annotator.models import AlignerRun, Assignment, Job, Project, SeedAlignment
 from tests.integration.test_worker import watch
@@ -30,9 +31,10 @@ def test_the_queued_demo_seed_job_runs_in_the_worker_and_the_demo_gets_its_seeds
     run = AlignerRun.objects.get(job=job)
     seeds = dict(SeedAlignment.objects.filter(aligner_run=run).values_list("pair_id", "id"))
     assert set(seeds) == set(project.pairs.values_list("id", flat=True))
-    # English demo with 18 gold pairs: the built-in model pooled with them at the fixed weight
-    assert job.result["builtin_version"] and job.result["builtin_weight"] == 0.5
-    assert job.result["model"] == "supervised" and job.result["builtin_weight_fixed"]
+    # English demo with 18 gold pairs: the built-in model pooled with them, its weight chosen
+    # by cross-validation from the few-gold weights
+    assert job.result["builtin_version"] and job.result["builtin_weight"] in FEW_GOLD_WEIGHTS
+    assert job.result["model"] == "supervised" and job.result["builtin_weight_rule"]
     assignments = Assignment.objects.filter(pair__project=project)
     assert assignments.count() == job.result["assignments_reseeded"] > 0
     for pair_id, seed_id in assignments.values_list("pair_id", "seed_id"):
