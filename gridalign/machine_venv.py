@@ -43,6 +43,17 @@ ROOT = Path(__file__).resolve().parent.parent
 RUNTIME, DEV = ROOT / "requirements.txt", ROOT / "requirements-dev.txt"
 KEEP_DAYS = 14
 _OFF = ("off", "0", "no", "false")
+MARK = ".machine-venv"  # in each virtualenv this module keeps in the cache
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """The requirements files, and whether the development ones are installed too."""
+
+    runtime: Path = RUNTIME
+    dev: Path = DEV
+    with_dev: bool = False
+    without_pip: bool = False  # a virtualenv with nothing to install needs none (the tests)
 
 
 def cache_dir() -> Path | None:
@@ -131,27 +142,13 @@ def prune(folder: Path, keep: str) -> None:
             continue
 
 
-MARK = ".machine-venv"  # in each virtualenv this module keeps in the cache
-
-
 def _ours(venv_path: Path) -> bool:
     """Is ``venv_path`` a link to a virtualenv of the cache (not one the user linked)?"""
     return venv_path.is_symlink() and (venv_path / MARK).exists()
 
 
-@dataclass(frozen=True)
-class Wanted:
-    """The requirements files, and whether the development ones are installed too."""
-
-    runtime: Path = RUNTIME
-    dev: Path = DEV
-    with_dev: bool = False
-    without_pip: bool = False  # a virtualenv with nothing to install needs none (the tests)
-
-
-def ensure(venv_path: Path, wanted: Wanted) -> Path:
-    """The virtualenv at ``venv_path``, made or reused as the module says; returns the folder
-    it is in."""
+def ensure(venv_path: Path, wanted: Wanted) -> None:
+    """The virtualenv at ``venv_path``, made or reused as the module says."""
     k = key(wanted.runtime, wanted.dev)
     cache = cache_dir()
     if venv_path.is_symlink() and not venv_path.exists():  # its virtualenv was pruned
@@ -160,7 +157,7 @@ def ensure(venv_path: Path, wanted: Wanted) -> Path:
         venv_path.unlink()
     if cache is None or (venv_path.exists() and not _ours(venv_path)):
         install(venv_path, k, wanted, fresh=False)
-        return venv_path
+        return
     folder = cache / "venv"
     folder.mkdir(parents=True, exist_ok=True)
     shared = folder / k
@@ -170,7 +167,6 @@ def ensure(venv_path: Path, wanted: Wanted) -> Path:
         os.utime(shared)  # used now: not pruned for KEEP_DAYS
     link(venv_path, shared)
     prune(folder, k)
-    return shared
 
 
 def main(argv: list[str] | None = None) -> int:

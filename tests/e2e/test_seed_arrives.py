@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 from annotator.jobs.runner import run_job
 from annotator.management.commands.setup_demo import DEMO_USERS, setup_demo
 from annotator.models import Assignment, Job, SeedAlignment
+from tests.browser import log_in
 from tests.e2e.test_grid import as_states, cell, saved, shot, states
 
 pytestmark = [
@@ -28,13 +29,8 @@ def first_pair_of(username: str) -> Assignment:
 
 
 def open_as(browser, base: str, username: str, assignment: Assignment):
-    page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    page = log_in(browser, base, username, PASSWORDS[username])
     page.set_default_timeout(20_000)
-    page.goto(base + "/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORDS[username])
-    page.click("button[type=submit]")
-    page.wait_for_url(lambda url: "/accounts/login/" not in url)
     page.goto(f"{base}/annotate/{assignment.pk}/")
     page.wait_for_selector("#annotate[data-ready='1']")
     return page
