@@ -10,7 +10,7 @@ PORT   ?= 8000
 export DEBUG ?= true
 
 .PHONY: run run-db test lint compiled setup setup-dev migrate demo bench clean venv venv-dev \
-        resources
+        resources docs
 
 # The virtualenv, once per machine (gridalign/machine_venv.py): .venv is a link to
 # <cache>/venv/<digest of the Python and both requirements files>, so a new clone takes the
@@ -88,6 +88,13 @@ lint: setup-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+
+# The documentation site, served on 127.0.0.1:$(DOCS_PORT) and rebuilt as the pages change.
+# MkDocs is a development requirement, so this installs those first (once per machine, like
+# the rest of the virtualenv): it works after `make run` alone.
+DOCS_PORT ?= 8001
+docs: venv-dev
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:$(DOCS_PORT)
 
 bench: setup-dev
 	$(PY) benchmarks/agreement.py
