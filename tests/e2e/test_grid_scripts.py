@@ -1,7 +1,8 @@
 """The grid in every script (issue 32), in a real Chromium at 1400 × 900 and 1024 × 700, with
-hand-made bilingual pairs (tests/e2e/fixtures/bilingual.json): Arabic and Hebrew sources laid
-out right to left (row words at the right, the first column beside them, the text lines in
-their direction), Chinese and Japanese in their order, combining marks, emoji and a long URL
+hand-made bilingual pairs (tests/e2e/fixtures/bilingual.json): the columns run in the column
+sentence's own direction (Arabic or Hebrew columns right to left, with the row words at the
+right and the first column beside them; English columns left to right beside Arabic rows),
+each text line in its own direction, Chinese and Japanese in their order, combining marks, emoji and a long URL
 shown whole or cut with the whole token on hover, never overlapping a neighbour; and the trial
 feedback's headline when the reference links only identical words. Positions are checked on
 the elements' boxes, not only their text. Screenshots go to var/screenshots/."""
@@ -56,34 +57,55 @@ def assert_nothing_overlaps(page):
         assert page.evaluate(OVERLAPS_JS, selector) == [], selector
 
 
-@pytest.mark.parametrize("language", ["ar-en", "he-en"])
-def test_a_right_to_left_source_is_laid_out_right_to_left(
-    live_server, page, django_user_model, size, language
+RIGHT_TO_LEFT = {"ar", "he"}
+
+
+def swapped(spec):
+    """The same pair with its sentences' roles exchanged: rows become columns."""
+    links = [[j, i, kind] for i, j, kind in spec["seed"]]
+    return {"source": spec["target"], "target": spec["source"], "seed": links}
+
+
+# (pair set, rows and columns exchanged): an RTL sentence as rows, as columns, and both RTL
+RTL_CASES = [(lang, swap) for lang in ("ar-en", "he-en", "he-ar") for swap in (False, True)]
+
+
+@pytest.mark.parametrize(("language", "swap"), RTL_CASES)
+def test_the_columns_run_in_the_column_sentences_own_direction(
+    live_server, page, django_user_model, size, language, swap
 ):
-    _, assignments = build(django_user_model, specs(language))
+    row_lang, col_lang = language.split("-")[:: -1 if swap else 1]
+    row_dir, col_dir = ("rtl" if x in RIGHT_TO_LEFT else "ltr" for x in (row_lang, col_lang))
+    pairs = [swapped(p) if swap else p for p in specs(language)]
+    _, assignments = build(django_user_model, pairs)
     base = live_server.url
     login(page, base)
     for n, a in enumerate(assignments):
         open_pair(page, base, a)
-        pair = FIXTURES[language][n]
-        assert page.locator(".ga-scroll").get_attribute("dir") == "rtl"
-        # the text lines: the source from right to left, the English one from left to right
-        assert page.locator(".ga-sentence[data-side=source]").get_attribute("dir") == "rtl"
-        assert page.locator(".ga-sentence[data-side=target]").get_attribute("dir") == "ltr"
-        first, second = word_box(page, "source", 0), word_box(page, "source", 1)
-        assert first["y"] == pytest.approx(second["y"], abs=2), "one line"
-        assert first["x"] > second["x"], "the first Arabic/Hebrew word is the rightmost"
-        assert word_box(page, "target", 0)["x"] < word_box(page, "target", 1)["x"]
-        # the grid: row words at the right of their cells, the first column next to them
+        pair = pairs[n]
+        assert page.locator(".ga-scroll").get_attribute("dir") == col_dir
+        # the text lines: each sentence in its own direction
+        assert page.locator(".ga-sentence[data-side=source]").get_attribute("dir") == row_dir
+        assert page.locator(".ga-sentence[data-side=target]").get_attribute("dir") == col_dir
+        for side, direction in (("source", row_dir), ("target", col_dir)):
+            first, second = word_box(page, side, 0), word_box(page, side, 1)
+            assert first["y"] == pytest.approx(second["y"], abs=2), "one line"
+            assert (first["x"] > second["x"]) == (direction == "rtl"), side
+        # the grid: the first column beside the row words, the columns in the column
+        # sentence's reading order, each header over its column
         row = page.locator(".ga-rowword[data-i='0']").bounding_box()
         c00, c01 = cell(page, 0, 0).bounding_box(), cell(page, 0, 1).bounding_box()
-        assert row["x"] >= c00["x"] + c00["width"] - 1, (row, c00)
-        assert c00["x"] > c01["x"], "columns run from right to left"
+        if col_dir == "rtl":
+            assert row["x"] >= c00["x"] + c00["width"] - 1, (row, c00)
+            assert c00["x"] > c01["x"], "columns run from right to left"
+        else:
+            assert row["x"] + row["width"] <= c00["x"] + 1, (row, c00)
+            assert c00["x"] < c01["x"], "columns run from left to right"
         h0 = page.locator("th.ga-colhead[data-j='0']").bounding_box()
         assert abs((h0["x"] + h0["width"] / 2) - (c00["x"] + c00["width"] / 2)) <= 1
         # each word is its own direction inside its header, and is shown whole
         word = page.locator(".ga-rowword[data-i='0'] bdi")
-        assert word.get_attribute("dir") == "rtl"
+        assert word.get_attribute("dir") == row_dir
         assert word.inner_text() == pair["source"][0]
         assert (
             page.eval_on_selector_all(
@@ -92,17 +114,18 @@ def test_a_right_to_left_source_is_laid_out_right_to_left(
             == 0
         )
         assert_nothing_overlaps(page)
-        # the keys follow the layout: → moves towards the start of an RTL row (column - 1)
+        # the keys follow the layout: the arrow towards the next column moves to it
         page.locator("[role=grid]").focus()
-        page.keyboard.press("ArrowLeft")
+        onward, back = ("ArrowLeft", "ArrowRight")[:: 1 if col_dir == "rtl" else -1]
+        page.keyboard.press(onward)
         assert page.locator("td.ga-cursor").get_attribute("data-j") == "1"
-        page.keyboard.press("ArrowRight")
+        page.keyboard.press(back)
         assert page.locator("td.ga-cursor").get_attribute("data-j") == "0"
-        # the annotator's links are the fixture's, drawn in the mirrored cells
-        link = pair["links"][0]
+        # the annotator's links are the fixture's, drawn in their cells
+        link = pair["seed"][0]
         state = cell(page, link[0], link[1]).get_attribute("data-state")
         assert state == {"S": "sure", "P": "possible"}[link[2]]
-        screenshot(page, f"rtl-{language}-{n}-{size}")
+        screenshot(page, f"rtl-{row_lang}-rows-{col_lang}-columns-{n}-{size}")
 
 
 @pytest.mark.parametrize("language", ["zh-en", "ja-en"])

@@ -130,7 +130,7 @@ function gridModel(options) {
     posteriors: decodePosteriors(options.posteriors, rows, cols),
     overlay,
     kinds: overlay ? overlayKinds(overlay.a, overlay.b, cols) : new Map(),
-    dir: gridDirection(source, target),
+    dir: gridDirection(target),
     hasSeed: Boolean(state.seedCells?.some((v) => v)),
     setOverlay(next) {
       this.overlay = next || null;

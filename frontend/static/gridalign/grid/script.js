@@ -32,10 +32,11 @@ export function sentenceDirection(tokens) {
 }
 
 /**
- * How the grid runs: right to left (row words at the right, the first column next to them)
- * when either sentence is written right to left, so an Arabic or Hebrew sentence reads in its
- * order along the columns and its words sit where its reader starts along the rows.
+ * Which way the grid's columns run: the column sentence's own direction, so its words read in
+ * their order along the top whatever the rows hold (an Arabic row sentence beside English
+ * columns keeps the English left to right). The row words sit on the side the columns start
+ * from; the rows themselves always run top to bottom.
  */
-export function gridDirection(source, target) {
-  return sentenceDirection(source) === "rtl" || sentenceDirection(target) === "rtl" ? "rtl" : "ltr";
+export function gridDirection(columnTokens) {
+  return sentenceDirection(columnTokens);
 }
