@@ -100,8 +100,9 @@ def adjudication_payload(*, pair: SentencePair) -> dict[str, Any]:
         return {
             "annotator": s.assignment.annotator.get_username(),
             "status": s.assignment.status,
+            "status_label": s.assignment.get_status_display(),
             "links": s.links or [],
-            "flag": s.assignment.flag or None,
+            "flag": s.assignment.get_flag_display() if s.assignment.flag else None,
             "flag_note": s.assignment.flag_note,
         }
 
@@ -111,6 +112,7 @@ def adjudication_payload(*, pair: SentencePair) -> dict[str, Any]:
         "b": side(b),
         "combined": combine(a.links if a else None, b.links if b else None),
         "seed": seed.links if seed else None,
+        "not_submitted": not_submitted(pair=pair),
         "gold": None
         if gold is None
         else {
@@ -133,6 +135,18 @@ def adjudication_payload(*, pair: SentencePair) -> dict[str, Any]:
             for r in history
         ],
     }
+
+
+def not_submitted(*, pair: SentencePair) -> list[dict[str, str]]:
+    """The pair's active assignments nobody has submitted yet: each annotator and where their
+    work stands ("Assigned", "In progress"), for the page's question before gold is saved."""
+    rows = ab_order(
+        Assignment.objects.filter(pair=pair, withdrawn_at__isnull=True).exclude(
+            status=Assignment.Status.SUBMITTED
+        )
+    ).select_related("annotator")
+    return [{"annotator": a.annotator.get_username(), "status": a.get_status_display()}
+            for a in rows]  # fmt: skip
 
 
 def pairs_to_adjudicate(*, project: Project) -> list[dict[str, Any]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.utils import timezone
 
 from annotator.gold.selectors import combine
 from annotator.models import Assignment, GoldAlignment, GoldRevision
@@ -183,6 +184,27 @@ def payload(client, pair) -> dict:
     html = client.get(page_url(pair)).content.decode()
     return json.loads(html.split('id="adjudication-data" type="application/json">')[1]
                       .split("</script>")[0])  # fmt: skip
+
+
+def test_the_page_names_who_has_not_submitted_and_flags_in_words(
+    client_for, lead, pair, annotator, make_user
+):
+    """What the page asks before saving gold rests on: the active assignments not yet
+    submitted (a withdrawn one is not waited for), and a flag as its label, not its code."""
+    others = [make_user(name) for name in ("second_annotator", "withdrawn_one")]
+    for user in others:
+        pair.project.memberships.create(user=user, role="annotator")
+    first = Assignment.objects.create(pair=pair, annotator=annotator, slot=1)
+    save_work(first, A[:1], submit=True)
+    Assignment.objects.filter(pk=first.pk).update(flag="not_paraphrase")
+    second = Assignment.objects.create(pair=pair, annotator=others[0], slot=2)
+    save_work(second, B)  # saved, not submitted
+    Assignment.objects.create(pair=pair, annotator=others[1], withdrawn_at=timezone.now())
+    data = payload(client_for(lead), pair)
+    assert data["not_submitted"] == [{"annotator": "second_annotator", "status": "In progress"}]
+    assert data["a"]["flag"] == "Not a paraphrase" and data["a"]["status_label"] == "Submitted"
+    save_work(second, B, submit=True)
+    assert payload(client_for(lead), pair)["not_submitted"] == []
 
 
 def test_an_imports_annotators_open_as_the_reports_a_and_b(client_for, lead, pair, make_user):

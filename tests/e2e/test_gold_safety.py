@@ -1,7 +1,8 @@
 """Issue 31, "gold that is never lost", in a real Chromium: the adjudication page opens on the
 current gold (imported gold included, not the annotators' intersection); replacing it by
 different or fewer links asks first and a "no" changes nothing; "Save and next" saves and
-opens the next pair to adjudicate."""
+opens the next pair to adjudicate; gold from fewer submissions than assigned, and empty gold,
+each ask first, naming what is missing."""
 
 from __future__ import annotations
 
@@ -130,3 +131,63 @@ def test_accepting_a_review_over_different_gold_asks_and_no_writes_nothing(
     assert (gold.version, gold.links, gold.origin) == (2, [[1, 1, "S"]], "single")
     assert gold.revisions.get(version=1).links == GOLD
     page.context.close()
+
+
+def test_gold_before_the_annotators_submit_or_with_no_links_asks_first_naming_what_is_missing(
+    live_server, chromium_browser, django_user_model
+):
+    from playwright.sync_api import expect
+
+    project = Project.objects.create(name="Gold from nothing")
+    lead = django_user_model.objects.create_user("nothinglead", password=PASSWORD)
+    Membership.objects.create(project=project, user=lead, role="lead")
+    pair = SentencePair.objects.create(
+        project=project, external_id="n-1", position=1,
+        source_tokens=["the", "cat"], target_tokens=["a", "cat"],
+    )  # fmt: skip
+    for slot, name in enumerate(("nobody1", "nobody2"), start=1):
+        user = django_user_model.objects.create_user(name, password=PASSWORD)
+        Assignment.objects.create(pair=pair, annotator=user, slot=slot)  # 0 of 2 submitted
+
+    context = chromium_browser.new_context(viewport={"width": 1024, "height": 700})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(live_server.url + "/accounts/login/")
+    page.fill("input[name=username]", "nothinglead")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+    page.goto(f"{live_server.url}/projects/{project.pk}/adjudicate/{pair.pk}/")
+    expect(page.locator("#adj-counts")).to_contain_text("gold: 0 links")
+    questions: list[str] = []
+
+    def answer(*replies):
+        pending = list(replies)
+
+        def reply(dialog):
+            questions.append(dialog.message)
+            dialog.accept() if pending.pop(0) else dialog.dismiss()
+
+        page.on("dialog", reply)
+        return reply
+
+    save = "button:has-text('Save as gold')"
+    handler = answer(False)
+    page.click(save)
+    expect(page.locator("#adj-status")).to_have_text("Not saved: waiting for the annotators' work.")
+    page.remove_listener("dialog", handler)
+    assert "0 of 2 annotators have submitted" in questions[0]
+    assert "nobody1 (assigned), nobody2 (assigned)" in questions[0]
+
+    handler = answer(True, False)
+    page.click(save)
+    expect(page.locator("#adj-status")).to_have_text("Not saved: the gold has no links.")
+    page.remove_listener("dialog", handler)
+    assert "no links" in questions[2] and len(questions) == 3
+    assert not GoldAlignment.objects.filter(pair=pair).exists()  # nothing written
+
+    handler = answer(True, True)
+    page.click(save)
+    expect(page.locator("#adj-status")).to_have_text("Saved as gold v1")
+    assert GoldAlignment.objects.get(pair=pair).links == []
+    context.close()

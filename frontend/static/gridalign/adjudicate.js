@@ -22,7 +22,7 @@ const labels = {
   b: b ? `B (${b.annotator})` : "B",
 };
 const who = [a, b]
-  .map((s, k) => (s ? `${k ? labels.b : labels.a}: ${s.status}${s.flag ? `, flagged ${s.flag}` : ""}` : null))
+  .map((s, k) => (s ? `${k ? labels.b : labels.a}: ${s.status_label.toLowerCase()}${s.flag ? `, flagged: ${s.flag.toLowerCase()}` : ""}` : null))
   .filter(Boolean)
   .join(" · ");
 $("#adj-who").textContent = who || "This pair has no doubly annotated assignments.";
@@ -126,9 +126,36 @@ function confirmReplacement(links) {
   return window.confirm(lines.join("\n"));
 }
 
+// Gold made before every assigned annotator has submitted, or with no link at all, counts as
+// gold in exports and agreement like any other: each asks first, naming what is missing.
+function confirmGaps(links) {
+  const waiting = data.not_submitted || [];
+  if (waiting.length) {
+    const total = waiting.length + [a, b].filter((s) => s && s.status === "submitted").length;
+    const names = waiting.map((w) => `${w.annotator} (${w.status.toLowerCase()})`).join(", ");
+    const question =
+      `${total - waiting.length} of ${total} annotators have submitted this pair; ` +
+      `not yet: ${names}.\nSave gold without their work?`;
+    if (!window.confirm(question)) return "Not saved: waiting for the annotators' work.";
+  }
+  if (!links.length) {
+    const question =
+      "The gold has no links: the pair will count as gold with nothing aligned " +
+      "(in exports and agreement).\nSave empty gold?";
+    if (!window.confirm(question)) return "Not saved: the gold has no links.";
+  }
+  return null;
+}
+
 $("#adj-save").addEventListener("submit", async (event) => {
   event.preventDefault();
   const nextUrl = event.submitter && event.submitter.dataset.nextUrl;
+  const refused = confirmGaps(state.toLinks());
+  if (refused) {
+    status.textContent = refused;
+    status.dataset.state = "unsaved";
+    return;
+  }
   if (!confirmReplacement(state.toLinks())) {
     status.textContent = "Not saved: the current gold is kept.";
     status.dataset.state = "unsaved";
