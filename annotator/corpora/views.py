@@ -50,7 +50,9 @@ class ImportForm(forms.Form):
         choices=_choices(LOAD_MODES, "text only"), required=False, label="Load alignments as"
     )
     annotator = forms.CharField(
-        max_length=150, required=False, help_text="load_as annotator: whose annotations"
+        max_length=150,
+        required=False,
+        help_text="with alignments loaded as annotator: whose annotations (a project member)",
     )
     subcorpus = forms.CharField(max_length=100, required=False)
     max_length_ratio = forms.FloatField(
@@ -102,7 +104,8 @@ class ImportForm(forms.Form):
             if data.get("load_as") not in ("", None, "annotator"):
                 self.add_error(
                     "annotator",
-                    f"loads annotations; it cannot go with load_as={data['load_as']}",
+                    "loads one annotator's annotations; it cannot go with alignments loaded as "
+                    f"{data['load_as']}",
                 )
             data["load_as"] = "annotator"
         return {k: (None if v == "" else v) for k, v in data.items()}

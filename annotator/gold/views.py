@@ -92,7 +92,7 @@ def review_decide(request: HttpRequest, project: Project, review_id: int) -> Htt
                 by=request.user,
                 replace_version=int(replace) if replace.isdigit() else None,
             )
-            messages.success(request, f"{review.pair.external_id} accepted as gold.")
+            messages.success(request, f"Pair {review.pair.external_id} accepted as gold.")
         elif action == "return":
             return_review(review=review, by=request.user)
             messages.success(request, f"{review.pair.external_id} sent back to its annotator.")

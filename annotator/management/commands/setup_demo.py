@@ -111,6 +111,8 @@ def setup_demo(*, seed_in_worker: bool = False) -> dict[str, Any]:
                 "description": DESCRIPTION,
                 "guidelines": GUIDELINES,
                 "monolingual": True,
+                "source_language": "en",
+                "target_language": "en",
                 "created_by": users["lead"],
             },
         )

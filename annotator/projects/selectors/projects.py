@@ -7,10 +7,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
 
 from annotator.common.access import STAFF, project_role
 from annotator.models import (
+    AssignmentPlan,
     GoldAlignment,
     GoldReview,
     Membership,
@@ -144,3 +146,16 @@ def pending_review_count(*, project: Project) -> int:
     return GoldReview.objects.filter(
         pair__project=project, status=GoldReview.Status.PENDING
     ).count()
+
+
+def numbered_plans(*, project: Project) -> QuerySet[AssignmentPlan]:
+    """The project's assignment plans, newest first, each with ``number``: its place among the
+    project's own plans (1 for its first), not the table-wide id a lead would read as a count."""
+    first_to_last = Window(RowNumber(), order_by=[F("created_at").asc(), F("id").asc()])
+    return project.assignment_plans.select_related("created_by").annotate(number=first_to_last)
+
+
+def plan_number(*, plan: AssignmentPlan) -> int:
+    """``plan``'s place among its project's plans (1-based), as ``numbered_plans`` gives it."""
+    earlier = Q(created_at__lt=plan.created_at) | Q(created_at=plan.created_at, id__lt=plan.pk)
+    return AssignmentPlan.objects.filter(earlier, project_id=plan.project_id).count() + 1

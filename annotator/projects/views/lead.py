@@ -207,7 +207,8 @@ def assign_page(request: HttpRequest, project: Project) -> HttpResponse:
                     )
                     messages.success(
                         request,
-                        f"Plan {plan.pk} applied: {plan.summary['assignments_created']} "
+                        f"Plan {project_selectors.plan_number(plan=plan)} applied: "
+                        f"{plan.summary['assignments_created']} "
                         f"assignments, {plan.summary['double_pairs']} pairs annotated twice.",
                     )
                     return redirect("project-progress", project.pk)
@@ -232,7 +233,7 @@ def assign_page(request: HttpRequest, project: Project) -> HttpResponse:
         "form": form,
         "preview": preview,
         "error": error,
-        "plans": project.assignment_plans.select_related("created_by")[:10],
+        "plans": project_selectors.numbered_plans(project=project)[:10],
         # work given out by setup_demo, an import or by hand, not by a plan (issue 31, defect 8)
         "outside_plans": Assignment.objects.filter(
             pair__project=project, plan__isnull=True, withdrawn_at__isnull=True

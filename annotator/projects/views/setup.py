@@ -38,7 +38,10 @@ class ProjectForm(forms.ModelForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["single_gold_policy"].required = False  # a form without it keeps today's
-        shown = self.initial.get("double_annotation_share")
+        # a bound instance's value, else the model's default (a new project's form)
+        shown = self.initial.get(
+            "double_annotation_share", self.fields["double_annotation_share"].initial
+        )
         if isinstance(shown, float):
             self.initial["double_annotation_share"] = round(shown, SHARE_PLACES)
 

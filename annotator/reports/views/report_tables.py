@@ -136,7 +136,7 @@ def _score_tables(result: dict) -> list[Table]:
             "Table 4: phrase-level agreement, A against B",
             agreement.get("phrase", []),
             sub,
-            "Atomic phrase pairs against consistent ones (SPEC §4).",
+            "Atomic phrase pairs against consistent ones.",
         ),
     ]
     for level in ("word", "phrase"):
