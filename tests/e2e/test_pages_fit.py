@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
+from django.utils import timezone
 
 from annotator.models import Assignment
 from annotator.reports.services import compute_report
@@ -104,3 +105,43 @@ def test_every_lead_and_annotator_page_fits_its_window(
                 problems.setdefault(url, []).append(f"{table['id']}: first column scrolled away")
     context.close()
     assert problems == {}, "\n".join(f"{k}: {v}" for k, v in problems.items())
+
+
+def test_a_19_by_6_pair_is_adjudicated_on_a_whole_grid_at_1024x700(
+    live_server, chromium_browser, django_user_model
+):
+    """The grid box is as tall as the window allows: the last row (with its gold link) is not
+    cut at the box's edge when the grid is smaller than the window."""
+    from annotator.models import Annotation, Membership, Project, SentencePair
+
+    project = Project.objects.create(name="Tall pair")
+    lead = django_user_model.objects.create_user("lead", password="tall-pair-lead-1")
+    Membership.objects.create(project=project, user=lead, role="lead")
+    pair = SentencePair.objects.create(
+        project=project, external_id="tall", position=1,
+        source_tokens=[f"row{k}" for k in range(19)], target_tokens=[f"considerations{k}" for k in range(6)],
+    )  # fmt: skip
+    for slot in (1, 2):
+        user = django_user_model.objects.create_user(f"ann{slot}", password="tall-pair-ann-1")
+        a = Assignment.objects.create(
+            pair=pair, annotator=user, slot=slot, status="submitted", submitted_at=timezone.now()
+        )
+        Annotation.objects.create(assignment=a, links=[[18, 5, "S"], [0, 0, "S"]], version=1)
+    context = chromium_browser.new_context(viewport={"width": 1024, "height": 700})
+    page = context.new_page()
+    page.goto(live_server.url + "/accounts/login/")
+    page.fill("input[name=username]", "lead")
+    page.fill("input[name=password]", "tall-pair-lead-1")
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+    page.goto(f"{live_server.url}/projects/{project.pk}/adjudicate/{pair.pk}/")
+    last = page.locator("[role=grid] td[data-i='18'][data-j='5']")
+    last.scroll_into_view_if_needed()
+    box = page.locator(".ga-scroll").evaluate(
+        "s => ({inner: s.scrollHeight - s.clientHeight, bottom: s.getBoundingClientRect().bottom})"
+    )
+    page.screenshot(path=str(ARTIFACTS / "fit-adjudicate-19x6-1024x700.png"))
+    assert box["inner"] <= 1, "the grid scrolls inside its box though the window could hold it"
+    cell = last.bounding_box()
+    assert cell["y"] + cell["height"] <= box["bottom"] + 0.5
+    context.close()
