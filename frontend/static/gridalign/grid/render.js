@@ -486,14 +486,26 @@ function hoverMarks(m, v, sentences) {
     for (const [el, cls] of hovered) el.classList.add(cls);
     showColumn(column);
   }
-  /** Scroll a long sentence line (not the page) so that a word in it shows. */
+  /** Scroll a long sentence line (not the page) so that a word in it shows: down its lines,
+   * or sideways where a short window keeps it to one line (either direction of writing). */
   function keepInView(el) {
     const line = el && el.parentElement;
-    if (!line || line.scrollHeight <= line.clientHeight) return;
-    const top = el.offsetTop;
-    if (top < line.scrollTop) line.scrollTop = top;
-    else if (top + el.offsetHeight > line.scrollTop + line.clientHeight) {
-      line.scrollTop = top + el.offsetHeight - line.clientHeight;
+    if (!line) return;
+    const wraps = line.scrollHeight > line.clientHeight;
+    const runs = line.scrollWidth > line.clientWidth;
+    if (!wraps && !runs) return;
+    const r = el.getBoundingClientRect();
+    const box = line.getBoundingClientRect();
+    if (wraps) {
+      if (r.top < box.top) line.scrollTop += r.top - box.top;
+      else if (r.bottom > box.top + line.clientHeight) line.scrollTop += r.bottom - box.top - line.clientHeight;
+    }
+    if (runs) {
+      const label = line.firstElementChild.getBoundingClientRect().width; // sticks at the start
+      const start = line.dir === "rtl" ? box.right - label : box.left + label;
+      if (line.dir === "rtl" ? r.right > start : r.left < start) line.scrollLeft += line.dir === "rtl" ? r.right - start : r.left - start;
+      else if (r.right > box.left + line.clientWidth) line.scrollLeft += r.right - box.left - line.clientWidth;
+      else if (r.left < box.left) line.scrollLeft += r.left - box.left;
     }
   }
   function cell(i, j) {
