@@ -95,7 +95,7 @@ function renderHistory(history) {
   list.replaceChildren(
     ...history.map((r) => {
       const li = document.createElement("li");
-      const when = new Date(r.created_at).toLocaleString();
+      const when = window.gridalignWhen ? window.gridalignWhen.format(r.created_at) : r.created_at;
       const n = Array.isArray(r.links) ? r.links.length : r.links;
       li.textContent = `v${r.version} · ${r.origin} · ${r.author || "import"} · ${when} · ${n} links`;
       if (r.note) {
