@@ -224,8 +224,8 @@ def _text_of(fmt, name, encoding, source_lines, target_lines, source_name, targe
     the two one-sentence-a-line files, and what errors call them."""
     if source_lines is None or target_lines is None:
         raise FormatError(
-            f"{fmt} files carry no sentences: pass --source-text and --target-text "
-            "(one sentence per line), or --source-text with a tsv/bitext/jsonl file",
+            f"{fmt} files carry no sentences: give a source text and a target text (one "
+            "sentence per line), or a source text of pairs (tsv, bitext or jsonl)",
             file=name,
         )
     text_pairs = textpairs.parse_parallel(

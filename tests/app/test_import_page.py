@@ -117,6 +117,18 @@ def test_a_bad_file_is_refused_on_the_page_with_its_line_and_nothing_is_written(
     assert not Job.objects.exists() and uploads_left() == before
 
 
+def test_a_pharaoh_file_without_its_sentences_is_refused_in_the_forms_words(client, lead, project):
+    client.force_login(lead)
+    form = {"file": upload("links.pharaoh", "0-0 1-1\n"), "load_as": "gold"}
+    response = client.post(f"/projects/{project.pk}/import/", form)
+    if response.status_code == 302:  # refused by the job: its reason is on the page
+        run_queued()
+        response = client.get(response.url)
+    page = response.content.decode()
+    assert "carry no sentences" in page and "give a source text and a target text" in page
+    assert "--source-text" not in page and not SentencePair.objects.exists()
+
+
 def test_annotators_may_not_import_and_outsiders_do_not_see_the_project(
     client, annotator, outsider, project
 ):

@@ -82,7 +82,7 @@ def test_pharaoh_needs_text() -> None:
         lambda: parse_pairs("0-0\n", "pharaoh", name="a.pharaoh"),
         file="a.pharaoh",
         line=None,
-        reason="--source-text and --target-text",
+        reason="give a source text and a target text",
     )
 
 
