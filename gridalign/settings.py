@@ -76,6 +76,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # first: a database that is away (restart, failover) answers 503 + Retry-After, not 500
     "annotator.common.middleware.DatabaseUnavailableMiddleware",
+    # every failure under /api/ in the API's JSON error format (too-big bodies, no route)
+    "annotator.common.api_errors.ApiJsonErrorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Content-Security-Policy on every response (CONTENT_SECURITY_POLICY below)
     "csp.middleware.CSPMiddleware",

@@ -137,7 +137,10 @@ def test_every_route_refuses_an_anonymous_user_without_a_server_error(world, hug
             code = response.status_code
             if code >= 500 or (name not in PUBLIC and code not in REFUSED):
                 failures.append(f"{method.upper()} {path} ({name}): {code}")
-            elif code == 302 and name not in PUBLIC:
-                if not response["Location"].startswith("/accounts/login/"):
-                    failures.append(f"{method.upper()} {path}: redirect to {response['Location']}")
+            elif (
+                code == 302
+                and name not in PUBLIC
+                and not response["Location"].startswith("/accounts/login/")
+            ):
+                failures.append(f"{method.upper()} {path}: redirect to {response['Location']}")
     assert not failures, "\n".join(failures)
