@@ -78,6 +78,8 @@ MIDDLEWARE = [
     "annotator.common.middleware.DatabaseUnavailableMiddleware",
     # every failure under /api/ in the API's JSON error format (too-big bodies, no route)
     "annotator.common.api_errors.ApiJsonErrorsMiddleware",
+    # a NUL in the path, a query or a form field: a 400 naming it (PostgreSQL cannot store it)
+    "annotator.common.input_guard.UnstorableInputMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Content-Security-Policy on every response (CONTENT_SECURITY_POLICY below)
     "csp.middleware.CSPMiddleware",
