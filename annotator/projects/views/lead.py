@@ -25,6 +25,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from annotator.common import access
+from annotator.common.redirects import next_or
 from annotator.models import Assignment, Membership, Project
 from annotator.projects.selectors import progress as progress_selectors
 from annotator.projects.selectors import projects as project_selectors
@@ -299,7 +300,5 @@ def assignment_action(
             raise Http404("no such action")
     except assignment_services.AssignmentError as exc:
         messages.error(request, str(exc))
-    back = request.POST.get("next") or ""
-    if not back.startswith(f"/projects/{project.pk}/"):  # only back into this project
-        back = reverse("project-progress", args=[project.pk])
-    return redirect(back)
+    fallback = reverse("project-progress", args=[project.pk])
+    return redirect(next_or(request, fallback, prefix=f"/projects/{project.pk}/"))
