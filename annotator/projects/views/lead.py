@@ -98,7 +98,9 @@ def members_page(request: HttpRequest, project: Project) -> HttpResponse:
                     new_form = NewAnnotatorForm()
             elif action == "reset":
                 user = get_object_or_404(User, pk=_int(request.POST.get("user")))
-                new_account = member_services.reset_password(project=project, user=user)
+                new_account = member_services.reset_password(
+                    project=project, user=user, by=request.user
+                )
             elif action == "remove":
                 user = get_object_or_404(User, pk=_int(request.POST.get("user")))
                 withdrawn = member_services.remove_member(project=project, user=user)
