@@ -427,7 +427,9 @@ class ImportSource:
     sure+poss file. ``annotator`` is the username whose annotations these are (annotator
     mode; None = the names inside the file). ``normalize``: clean the tokens as they are read
     (control characters removed, NFC; see ``alignment_core.formats.Normalization``) instead
-    of refusing a file with control characters.
+    of refusing a file with control characters. ``name``: the file's name in errors, reports
+    and what the import stores (gold notes, a seed run's note); default the path. An upload
+    gives the uploaded file's name: the server's paths never reach people or the database.
     """
 
     path: str | os.PathLike[str]
@@ -439,6 +441,11 @@ class ImportSource:
     annotator: str | None = None
     text_format: str | None = None
     normalize: bool = False
+    name: str | None = None
+
+    @property
+    def shown_name(self) -> str:
+        return self.name or str(self.path)
 
 
 def read_source(
@@ -482,7 +489,7 @@ class SourceChunks:
 
     def __iter__(self) -> Iterator[list[AlignedPair]]:
         source = self.source
-        name = str(source.path)
+        name = source.shown_name
         fmt = source.fmt or guess_format(source.path)
         if fmt is None:
             raise CorpusImportError(
@@ -550,7 +557,7 @@ def import_files(
                     subcorpus=subcorpus,
                     max_length_ratio=max_length_ratio,
                     progress=share,
-                    source_name=str(source.path),
+                    source_name=source.shown_name,
                     on_token_mismatch=on_token_mismatch,
                     replace_gold=replace_gold,
                     settle=False,  # once below, for all the files

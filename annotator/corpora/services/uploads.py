@@ -166,6 +166,7 @@ def import_source(
         annotator=options.get("annotator"),
         text_format=options.get("text_format"),
         normalize=bool(options.get("normalize")),
+        name=names["file"],  # the uploaded name: notes and reports never show the folder
     )
 
 
