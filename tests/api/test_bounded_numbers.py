@@ -78,3 +78,12 @@ def test_a_huge_page_number_on_a_page_list_is_no_server_error(client, corpus, le
     client.raise_request_exception = False
     response = client.get(f"/projects/{project.pk}/{page}/", {"page": HUGE_PAGES[1]})
     assert response.status_code in (200, 302, 403, 404), response.status_code
+
+
+@pytest.mark.parametrize("param", ["project", "pair", "subcorpus", "assignment", "annotator"])
+def test_a_huge_id_in_a_list_filter_is_no_server_error(api, corpus, lead, param):
+    client = api(lead)
+    client.raise_request_exception = False
+    for url in router_list_urls():
+        response = client.get(url, {param: "1" + "0" * 30})
+        assert response.status_code in (200, 400, 404), (url, param, response.status_code)
