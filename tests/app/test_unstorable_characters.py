@@ -117,3 +117,16 @@ def test_a_nul_in_a_json_body_is_a_400_and_nothing_is_saved(pair, annotator):
     assert PairMessage.objects.count() == 0
     assignment.refresh_from_db()
     assert not assignment.flag
+
+
+def test_a_nul_in_a_multipart_field_of_an_api_upload_is_a_json_400(project, lead):
+    client = _lenient(Client())
+    client.force_login(lead)
+    data = {
+        "file": SimpleUploadedFile("c.jsonl", b'{"id": "a", "source": "x", "target": "y"}\n'),
+        "subcorpus": "news\x00",
+    }
+    response = client.post(f"/api/projects/{project.pk}/imports/", data)
+    assert response.status_code == 400
+    assert "subcorpus" in response.json()["error"] and "null" in response.json()["error"].lower()
+    assert Job.objects.count() == 0
