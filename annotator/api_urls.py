@@ -11,6 +11,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.routers import DefaultRouter
 
 from annotator.accounts.api import auth
+from annotator.common import converters  # noqa: F401  (registers <id:...>)
 from annotator.corpora.api import evaluate, export, imports
 from annotator.documents import api as documents
 from annotator.gold import api as gold
@@ -40,13 +41,13 @@ urlpatterns = [
     *gold.urlpatterns,  # nested under a project and pair: a plain path, not a router entry
     # -- api helper: tokens, the schema and its docs
     path("auth/token/", auth.ObtainTokenView.as_view(), name="api-token-obtain"),
-    path("projects/<int:project_id>/export/", export.ExportView.as_view(), name="api-export"),
-    path("projects/<int:project_id>/imports/", imports.ImportView.as_view(), name="api-import"),
+    path("projects/<id:project_id>/export/", export.ExportView.as_view(), name="api-export"),
+    path("projects/<id:project_id>/imports/", imports.ImportView.as_view(), name="api-import"),
     path(
-        "projects/<int:project_id>/evaluate/", evaluate.EvaluateView.as_view(), name="api-evaluate"
+        "projects/<id:project_id>/evaluate/", evaluate.EvaluateView.as_view(), name="api-evaluate"
     ),
     path(
-        "projects/<int:project_id>/documents/",
+        "projects/<id:project_id>/documents/",
         documents.ProjectDocumentsView.as_view(),
         name="api-documents",
     ),

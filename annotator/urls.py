@@ -1,7 +1,8 @@
 from django.contrib.auth import views as auth_views
-from django.urls import path, register_converter
+from django.urls import path
 
 from annotator.accounts.views import profile
+from annotator.common import converters  # noqa: F401  (registers <id:...>)
 from annotator.common import views as health
 from annotator.corpora import export_page
 from annotator.corpora import views as corpora
@@ -13,22 +14,6 @@ from annotator.jobs import views as jobs
 from annotator.projects.views import lead, pages, pairs, setup
 from annotator.reports.views import dashboard
 from annotator.seeding import views as seeding
-
-
-class IdConverter:
-    """A database id: at most 18 digits, so an absurd number is a 404, not a database
-    overflow (bigint holds 9.2e18)."""
-
-    regex = "[0-9]{1,18}"
-
-    def to_python(self, value: str) -> int:
-        return int(value)
-
-    def to_url(self, value: int) -> str:
-        return str(value)
-
-
-register_converter(IdConverter, "id")
 
 urlpatterns = [
     path("", pages.home, name="home"),

@@ -76,6 +76,10 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # first: a database that is away (restart, failover) answers 503 + Retry-After, not 500
     "annotator.common.middleware.DatabaseUnavailableMiddleware",
+    # every failure under /api/ in the API's JSON error format (too-big bodies, no route)
+    "annotator.common.api_errors.ApiJsonErrorsMiddleware",
+    # a NUL in the path, a query or a form field: a 400 naming it (PostgreSQL cannot store it)
+    "annotator.common.input_guard.UnstorableInputMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Content-Security-Policy on every response (CONTENT_SECURITY_POLICY below)
     "csp.middleware.CSPMiddleware",
@@ -143,8 +147,14 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+# Django's validators, judging every password a person chooses (change, reset link): not like
+# the username, at least 8 characters, not in the list of 20,000 common passwords, not all
+# digits. Passwords the site makes (one-time passwords, setup_demo's) are set directly.
 AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

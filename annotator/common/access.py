@@ -50,7 +50,9 @@ def visible_projects(*, user: Any) -> QuerySet[Project]:
 
 
 def led_project_ids(*, user: Any) -> Any:
-    """A subquery (or None for staff: every project) of the projects ``user`` leads."""
+    """A subquery of the projects ``user`` leads (staff: every project; anonymous: none)."""
+    if not getattr(user, "is_authenticated", False):
+        return Project.objects.none().values("pk")
     if user.is_staff:
         return Project.objects.values("pk")
     return Membership.objects.filter(user=user, role=Membership.Role.LEAD).values("project_id")
@@ -73,7 +75,10 @@ def role_in(roles: dict[int, str], project_id: int, user: Any) -> str | None:
 
 def assignment_visible(*, user: Any, prefix: str = "") -> Q:
     """Q over Assignment (or a relation to it, with ``prefix`` like ``"assignment__"``): the
-    assignments ``user`` may see — all in projects they lead, else only their own."""
+    assignments ``user`` may see — all in projects they lead, else only their own (anonymous:
+    none)."""
+    if not getattr(user, "is_authenticated", False):
+        return Q(pk__in=[])
     if user.is_staff:
         return Q()
     return Q(**{f"{prefix}pair__project_id__in": led_project_ids(user=user)}) | Q(

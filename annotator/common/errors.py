@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from alignment_core.formats import FormatError
+from annotator.common.api_errors import too_big_message
 from annotator.common.exceptions import RefusedInput
 from annotator.common.json_input import printable
 
@@ -46,7 +48,9 @@ def summary(detail: Any, prefix: str = "") -> list[str]:
 
 
 def exception_handler(exc: Exception, context: dict) -> Response | None:
-    if isinstance(exc, FormatError | RefusedInput):
+    if isinstance(exc, RequestDataTooBig):
+        exc = TooLarge(too_big_message())
+    elif isinstance(exc, FormatError | RefusedInput):
         exc = BadInput(str(exc))
     elif isinstance(exc, OverflowError):
         # A number too large for the database (SQLite: past 64 bits), e.g. a NumberFilter's.

@@ -5,7 +5,8 @@ view runs: a body nested deeper than :data:`MAX_DEPTH` levels (which would other
 Python's recursion limit in the decoder, ~1,000 levels, or in the code after it) and a string
 holding a lone UTF-16 surrogate (``"\\ud800"``: decodable JSON, but no UTF-8 can carry it, so
 echoing it back, storing it in PostgreSQL or writing it to a file fails) are a 400 with the
-usual ``{"error": ...}``.
+usual ``{"error": ...}``. So is a string holding NUL (``"\\u0000"``): valid JSON, but
+PostgreSQL stores no NUL in text or in jsonb (SQLite would keep it silently).
 
 What goes out never fails to encode either: :func:`printable` replaces what UTF-8 cannot carry
 by its ``\\uXXXX`` escape, and :class:`SafeJSONRenderer` applies it when a response would not
@@ -24,6 +25,15 @@ from rest_framework.renderers import JSONRenderer
 # Deepest nesting of arrays and objects accepted in a request body. The deepest body of the
 # API is an annotation's links (3 levels); metadata and options stay far below this.
 MAX_DEPTH = 64
+
+
+def storable_problem(text: str) -> str | None:
+    """Why a database cannot store ``text`` (a NUL, a lone surrogate), or None."""
+    if "\x00" in text:
+        return "holds a NUL character (\\u0000), which cannot be stored"
+    if not encodable(text):
+        return "holds a lone surrogate (\\ud800-\\udfff): not valid Unicode"
+    return None
 
 
 def encodable(text: str) -> bool:
@@ -46,18 +56,19 @@ def input_problem(data: Any, *, max_depth: int = MAX_DEPTH) -> str | None:
                 return f"JSON nested deeper than {max_depth} levels"
             if isinstance(value, dict):
                 for key, item in value.items():
-                    if not encodable(key):
-                        return "a key holds a lone surrogate (\\ud800-\\udfff): not valid Unicode"
+                    if problem := storable_problem(key):
+                        return f"a key {problem}"
                     stack.append((item, depth + 1))
             else:
                 stack.extend((item, depth + 1) for item in value)
-        elif isinstance(value, str) and not encodable(value):
-            return "a string holds a lone surrogate (\\ud800-\\udfff): not valid Unicode"
+        elif isinstance(value, str) and (problem := storable_problem(value)):
+            return f"a string {problem}"
     return None
 
 
 class StrictJSONParser(JSONParser):
-    """DRF's JSON parser, plus: too deep a body or a lone surrogate is a ParseError (400)."""
+    """DRF's JSON parser, plus: too deep a body, a NUL or a lone surrogate is a ParseError
+    (400)."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         try:

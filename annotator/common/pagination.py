@@ -6,6 +6,10 @@ from django.core.paginator import Paginator as DjangoPaginator
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import PageNumberPagination
 
+# No list has this many pages (500 rows a page at most); a larger ?page= is judged by the
+# paginator, which answers 404 past the last page.
+MAX_PAGE = 10**9
+
 
 class CountedPaginator(DjangoPaginator):
     """Django's paginator, told the count when the caller already has it (no COUNT query)."""
@@ -22,10 +26,13 @@ class Pagination(PageNumberPagination):
     max_page_size = 500
 
     def plain_page_number(self, request) -> int | None:
-        """The ?page= number when it is a plain positive integer (else None: "last", or
-        anything the paginator must judge)."""
+        """The ?page= number when it is a plain positive integer of at most MAX_PAGE (else
+        None: "last", a number no list reaches, or anything the paginator must judge). The
+        bound keeps the page's offset within what a database accepts (a bigint)."""
         text = request.query_params.get(self.page_query_param) or "1"
-        return int(text) if text.isascii() and text.isdigit() and int(text) > 0 else None
+        if not (text.isascii() and text.isdigit() and len(text) <= len(str(MAX_PAGE))):
+            return None
+        return int(text) if 0 < int(text) <= MAX_PAGE else None
 
     def page_queryset(self, queryset, request, view=None, *, count: int | None = None):
         """``paginate_queryset`` (same page size, page number and errors) returning the page's

@@ -23,14 +23,15 @@ class Thread:
 
 
 def may_see_thread(*, project: Project, pair: SentencePair, annotator_id: int, user: Any) -> bool:
+    """A thread exists only for an annotator who has (or had: withdrawn assignments count) an
+    assignment on the pair; the project's leads see every such thread, the annotator their
+    own. Anyone else's id is no thread, for leads too: the URL lists no usernames and takes
+    no thread to a non-member."""
     if pair.project_id != project.pk:
         return False
-    if access.can_manage_project(project=project, user=user):
-        return True
-    return (
-        user.pk == annotator_id
-        and Assignment.objects.filter(pair=pair, annotator_id=annotator_id).exists()
-    )
+    if not Assignment.objects.filter(pair=pair, annotator_id=annotator_id).exists():
+        return False
+    return user.pk == annotator_id or access.can_manage_project(project=project, user=user)
 
 
 def _threads(messages: Any) -> list[Thread]:

@@ -11,6 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from annotator.common import access
+from annotator.common.redirects import next_or
 from annotator.discussions import selectors
 from annotator.discussions.services import DiscussionError, post_message
 from annotator.models import SentencePair
@@ -35,7 +36,7 @@ def thread_page(request: HttpRequest, project_id: int, pair_id: int, annotator_i
             messages.success(request, "Message posted.")
         except DiscussionError as exc:
             messages.error(request, str(exc))
-        return redirect(request.POST.get("next") or request.path)
+        return redirect(next_or(request, request.path))
     context = {
         "project": project,
         "pair": pair,

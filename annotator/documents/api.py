@@ -25,6 +25,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -216,7 +217,7 @@ def _state(dp: DocumentPair, request: Any = None) -> Response:
 class DocumentPairViewSet(viewsets.GenericViewSet):
     """A document pair's review (leads of its project; annotators and outsiders get 404)."""
 
-    permission_classes = [IsProjectLead]
+    permission_classes = [IsAuthenticated & IsProjectLead]
     lookup_value_regex = ID_LOOKUP
     serializer_class = DecideRequest  # each action names its own request in the schema
 

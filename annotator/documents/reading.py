@@ -61,8 +61,13 @@ def decode(upload: Upload) -> str:
             f"{upload.filename}: {len(data):,} bytes, more than the {MAX_DOCUMENT_BYTES:,} a "
             "document may have"
         )
-    if b"\x00" in data[:8192]:
-        raise DocumentError(f"{upload.filename}: a binary file (NUL bytes), not text or HTML")
+    nul = data.find(b"\x00")
+    if nul >= 0:  # anywhere: PostgreSQL stores no NUL in text (SQLite would, silently)
+        line = data.count(b"\n", 0, nul) + 1
+        raise DocumentError(
+            f"{upload.filename}: a binary file, not text or HTML (a NUL byte on line {line}, "
+            f"offset {nul})"
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

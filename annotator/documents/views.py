@@ -8,6 +8,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -91,11 +92,10 @@ def _after_upload(request: HttpRequest, project: Project, pairs: list[DocumentPa
 
 
 @never_cache
+@login_required
 def document_review(request: HttpRequest, document_pair_id: int) -> HttpResponse:
     dp = selectors.reviewable_document_pairs(user=request.user).filter(pk=document_pair_id).first()
     if dp is None:
-        if not request.user.is_authenticated:
-            return redirect(f"{reverse('login')}?next={request.path}")
         raise Http404("No such document pair, or you do not lead its project.")
     context = {
         "project": dp.project,

@@ -21,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotator.common import converters  # noqa: F401  (registers <id:...>)
 from annotator.common.access import can_manage_project, project_role
 from annotator.common.schema import ERRORS, READ_ERRORS
 from annotator.gold.services.adjudication import GoldConflict, adjudicate
@@ -189,7 +190,7 @@ class PairGoldView(APIView):
 
 urlpatterns = [
     path(
-        "projects/<int:project_id>/pairs/<int:pair_id>/gold/",
+        "projects/<id:project_id>/pairs/<id:pair_id>/gold/",
         PairGoldView.as_view(),
         name="api-pair-gold",
     ),

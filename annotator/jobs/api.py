@@ -1,6 +1,6 @@
 """Jobs (``/api/jobs/``): status, progress, message and, when failed, the reason. The
 traceback (``error``) is for staff and the project's leads; annotators get a one-line
-``reason`` only, and a job's ``result`` only if they started it."""
+``reason`` only, and a job's ``result`` and ``params`` only if they started it."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from annotator.common.filters import JobFilter
 from annotator.common.permissions import RoleContextMixin
 from annotator.common.schema import ID_LOOKUP, read_schema
 from annotator.jobs import selectors as job_selectors
-from annotator.jobs.results import visible_result
+from annotator.jobs.results import visible_params, visible_result
 from annotator.models import Job
 
 
@@ -38,6 +38,9 @@ class JobSerializer(serializers.ModelSerializer):
         help_text="the failure with its traceback: staff and the project's leads only"
     )
     result = serializers.SerializerMethodField()
+    params = serializers.SerializerMethodField(
+        help_text="the job's options: staff, the project's leads and whoever started it"
+    )
     url = serializers.SerializerMethodField()
 
     class Meta:
@@ -79,6 +82,11 @@ class JobSerializer(serializers.ModelSerializer):
     def get_result(self, job: Job) -> Any:
         user = self.context["request"].user
         return visible_result(job=job, user=user, is_lead=self._is_lead(job))
+
+    @extend_schema_field({"type": "object", "nullable": True})
+    def get_params(self, job: Job) -> Any:
+        user = self.context["request"].user
+        return visible_params(job=job, user=user, is_lead=self._is_lead(job))
 
     def get_url(self, job: Job) -> str:
         return f"/api/jobs/{job.pk}/"

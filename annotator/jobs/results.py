@@ -1,4 +1,4 @@
-"""Who may see a job's ``result``: one rule for the API (``/api/jobs/``), the job's JSON that
+"""Who may see a job's ``result`` and ``params``: one rule for the API (``/api/jobs/``), the job's JSON that
 pages poll (``/jobs/<id>/``) and the job boxes on the project page and the dashboard.
 
 A result can hold other people's work (an import's ``links_by_annotator`` counts each
@@ -29,6 +29,12 @@ def can_see_result(*, job: Job, user: Any, is_lead: bool | None = None) -> bool:
             project_id=job.project_id, user=user, role=Membership.Role.LEAD
         ).exists()
     return bool(is_lead)
+
+
+def visible_params(*, job: Job, user: Any, is_lead: bool | None = None) -> Any:
+    """``job.params`` (file names, annotators' usernames, options) by the same rule as the
+    result: to staff, the project's leads and whoever started the job; else None."""
+    return job.params if can_see_result(job=job, user=user, is_lead=is_lead) else None
 
 
 def visible_result(*, job: Job, user: Any, is_lead: bool | None = None) -> Any:

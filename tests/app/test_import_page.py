@@ -143,7 +143,10 @@ def test_annotators_may_not_import_and_outsiders_do_not_see_the_project(
     assert not Job.objects.exists() and not SentencePair.objects.exists()
 
 
-def test_pharaoh_links_with_their_sentences_load_as_an_annotators_work(client, lead, project):
+def test_pharaoh_links_with_their_sentences_load_as_an_annotators_work(
+    client, lead, project, make_user
+):
+    make_user("reader_a")  # an account in no project yet: a lead may load it (member rules)
     client.force_login(lead)
     form = {
         "file": upload("links.pharaoh", "0-0 1-1 2?2\n0-1\n"),

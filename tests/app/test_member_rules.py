@@ -1,6 +1,6 @@
 """Audit finding 10 (issue 30): messages to a lead never name users of other projects, and who
 may add whom is one written rule (annotator/services/member_rules.py): staff anyone; a lead the
-members of their own projects and accounts in no project yet, nobody else, and a stranger gets
+members of the projects they lead and accounts in no project yet, nobody else, and a stranger gets
 the same answer as a name nobody has."""
 
 from __future__ import annotations
@@ -78,8 +78,8 @@ def test_a_lead_cannot_add_a_stranger_and_cannot_tell_them_from_nobody(
 def test_a_lead_adds_people_of_their_own_projects_and_fresh_accounts(
     client_for, lead, project, make_user
 ):
-    shared = Project.objects.create(name="Shared")
-    Membership.objects.create(project=shared, user=lead, role=Membership.Role.ANNOTATOR)
+    shared = Project.objects.create(name="Shared")  # another project this lead leads
+    Membership.objects.create(project=shared, user=lead, role=Membership.Role.LEAD)
     colleague = make_user("colleague")
     Membership.objects.create(project=shared, user=colleague, role=Membership.Role.ANNOTATOR)
     fresh = make_user("fresh_account")  # made by staff, in no project yet

@@ -54,6 +54,12 @@ def revoke_token(*, user: Any, token_id: int) -> bool:
     return bool(deleted)
 
 
+def revoke_all_tokens(*, user: Any) -> int:
+    """Delete every token of ``user`` (their password changed); returns how many."""
+    deleted, _ = ApiToken.objects.filter(user=user).delete()
+    return deleted
+
+
 def token_for_key(key: str) -> ApiToken | None:
     """The token whose key this is (with its user), or None."""
     if not key or len(key) > 200:

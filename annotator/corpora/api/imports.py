@@ -48,7 +48,12 @@ class ImportRequest(serializers.Serializer):
         allow_null=True,
         help_text="load the alignments as gold, seeds or an annotator's (default: text only)",
     )
-    annotator = serializers.CharField(required=False, max_length=150)
+    annotator = serializers.CharField(
+        required=False,
+        max_length=150,
+        help_text="load_as annotator: whose work this is; someone the lead may add (a member "
+        "of a project they lead, or an account in no project yet), else a 400",
+    )
     subcorpus = serializers.CharField(required=False, max_length=100)
     max_length_ratio = serializers.FloatField(required=False, min_value=1.0)
     token_mismatch = ChoiceField(choices=TOKEN_MISMATCH_POLICIES, default="error")

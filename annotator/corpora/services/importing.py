@@ -66,6 +66,7 @@ from annotator.models import (
     SeedAlignment,
     SentencePair,
 )
+from annotator.projects.services import member_rules
 
 # The tables an import writes besides the pairs, by ``load_alignments_as``: settled after a
 # large import (``services.maintenance``).
@@ -115,6 +116,7 @@ def import_pairs(
     replace_gold: bool = False,
     dry_run: bool = False,
     settle: bool = True,
+    added_by: Any = None,
 ) -> ImportReport:
     """Store ``pairs`` in ``project``; optionally load their alignments. Returns what it did.
 
@@ -138,6 +140,10 @@ def import_pairs(
       and rolls back. ``source_name`` names the input in errors, notes and the report.
     * ``settle``: a large import vacuums its tables once committed (:func:`_settle_later`);
       a caller importing several inputs in one transaction passes False and settles once.
+    * ``added_by``: who imports (the job's user), for "annotator" mode: every annotator must
+      be someone they may add (``member_rules.may_add``), else the import is refused with the
+      same words whether the account exists or not, and no account is created. None: the
+      server's operator (a management command), who may load anyone and create accounts.
 
     Raises CorpusImportError (a ValueError) with nothing written; ValueError for bad options.
     """
@@ -145,7 +151,7 @@ def import_pairs(
         project=project, chunks=[pairs], load_alignments_as=load_alignments_as,
         annotator=annotator, subcorpus=subcorpus, max_length_ratio=max_length_ratio,
         progress=progress, source_name=source_name, on_token_mismatch=on_token_mismatch,
-        replace_gold=replace_gold, dry_run=dry_run, settle=settle,
+        replace_gold=replace_gold, dry_run=dry_run, settle=settle, added_by=added_by,
     )  # fmt: skip
 
 
@@ -176,6 +182,7 @@ def import_pair_chunks(
     replace_gold: bool = False,
     dry_run: bool = False,
     settle: bool = True,
+    added_by: Any = None,
 ) -> ImportReport:
     """``import_pairs`` of one input that arrives in ``chunks`` (``iter_pair_chunks``): each
     chunk is checked, matched and written in turn, all in ONE transaction, so a bad line in a
@@ -192,7 +199,7 @@ def import_pair_chunks(
     stream = _Stream()
     options = dict(mode=load_alignments_as, annotator=annotator, subcorpus=subcorpus,
                    max_length_ratio=max_length_ratio, on_token_mismatch=on_token_mismatch,
-                   replace_gold=replace_gold, name=name)  # fmt: skip
+                   replace_gold=replace_gold, name=name, added_by=added_by)  # fmt: skip
     with transaction.atomic():
         # One import at a time per project: positions and conflict checks stay true.
         Project.objects.select_for_update().filter(pk=project.pk).exists()
@@ -232,6 +239,7 @@ def _import_chunk(
     on_token_mismatch: str,
     replace_gold: bool,
     name: str,
+    added_by: Any,
 ) -> None:
     """Check, match and write one chunk of an input (inside the import's transaction)."""
     first = stream.read + 1  # the input position of the chunk's first pair
@@ -251,7 +259,7 @@ def _import_chunk(
     )  # fmt: skip
     _check_against_project(
         project, plan, mode=mode, given=given, replace_gold=replace_gold, name=name,
-        report=report,
+        report=report, added_by=added_by,
     )  # fmt: skip
     tick(0.25, "checked against the project")
     write_pairs(project=project, plan=plan, report=report, tick=part(tick, 0.25, 0.75))
@@ -301,11 +309,22 @@ def _check_against_project(
     replace_gold: bool,
     name: str,
     report: ImportReport,
+    added_by: Any,
 ) -> None:
-    """Refuse alignments that would overwrite different work already in the project."""
+    """Refuse annotators the importer may not add (before any account is made), and
+    alignments that would overwrite different work already in the project."""
+    names = sorted({load.annotator for load in plan.loads if load.annotator})
+    if mode == "annotator":
+        if given is not None:
+            names = sorted({*names, given.get_username()})
+        refused = member_rules.not_addable_names(project=project, by=added_by, names=names)
+        if refused:
+            raise CorpusImportError(
+                [Problem(member_rules.not_addable(n), file=name) for n in refused]
+            )
     users = resolve_annotators(
         project=project,
-        names=sorted({load.annotator for load in plan.loads if load.annotator}),
+        names=names,
         given=given,
         report=report,
         create=False,
@@ -408,7 +427,9 @@ class ImportSource:
     sure+poss file. ``annotator`` is the username whose annotations these are (annotator
     mode; None = the names inside the file). ``normalize``: clean the tokens as they are read
     (control characters removed, NFC; see ``alignment_core.formats.Normalization``) instead
-    of refusing a file with control characters.
+    of refusing a file with control characters. ``name``: the file's name in errors, reports
+    and what the import stores (gold notes, a seed run's note); default the path. An upload
+    gives the uploaded file's name: the server's paths never reach people or the database.
     """
 
     path: str | os.PathLike[str]
@@ -420,6 +441,11 @@ class ImportSource:
     annotator: str | None = None
     text_format: str | None = None
     normalize: bool = False
+    name: str | None = None
+
+    @property
+    def shown_name(self) -> str:
+        return self.name or str(self.path)
 
 
 def read_source(
@@ -463,7 +489,7 @@ class SourceChunks:
 
     def __iter__(self) -> Iterator[list[AlignedPair]]:
         source = self.source
-        name = str(source.path)
+        name = source.shown_name
         fmt = source.fmt or guess_format(source.path)
         if fmt is None:
             raise CorpusImportError(
@@ -501,6 +527,7 @@ def import_files(
     replace_gold: bool = False,
     dry_run: bool = False,
     progress: Progress | None = None,
+    added_by: Any = None,
 ) -> ImportReport:
     """Import the files in order in ONE transaction (all files or none), each read in chunks
     (:class:`SourceChunks`) and written chunk by chunk, so memory holds one chunk of pairs: a
@@ -530,10 +557,11 @@ def import_files(
                     subcorpus=subcorpus,
                     max_length_ratio=max_length_ratio,
                     progress=share,
-                    source_name=str(source.path),
+                    source_name=source.shown_name,
                     on_token_mismatch=on_token_mismatch,
                     replace_gold=replace_gold,
                     settle=False,  # once below, for all the files
+                    added_by=added_by,
                 )
             )
         if any(source.normalize for source in sources):

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 
 from annotator.corpora.services.importing import CorpusImportError, ImportSource, import_files
 from annotator.corpora.services.importing_report import Problem
@@ -28,6 +29,7 @@ from annotator.corpora.services.zip_members import BrokenMember, extract_member,
 from annotator.jobs.runner import UNFINISHED
 from annotator.jobs.services import start_job
 from annotator.models import Job, Project
+from annotator.projects.services import member_rules
 
 # Roles of uploaded files, as import_corpus names them.
 FILE_ROLES = ("file", "source_text", "target_text", "sure_file")
@@ -164,6 +166,7 @@ def import_source(
         annotator=options.get("annotator"),
         text_format=options.get("text_format"),
         normalize=bool(options.get("normalize")),
+        name=names["file"],  # the uploaded name: notes and reports never show the folder
     )
 
 
@@ -193,8 +196,9 @@ def accept_upload(
 
     A file that cannot be read raises ImportRefused naming the uploaded file, line and
     reason (no server path), and nothing is kept."""
-    folder, names = store_upload(files={role: (f.name, f.chunks()) for role, f in files.items()})
     options = {name: options.get(name) for name in OPTION_NAMES}
+    _check_annotator(project=project, user=user, options=options)
+    folder, names = store_upload(files={role: (f.name, f.chunks()) for role, f in files.items()})
     try:
         if names["file"].lower().endswith(".zip"):
             unpacked = unpack_export_zip(folder=folder, name=names["file"])
@@ -209,6 +213,16 @@ def accept_upload(
         delete_upload(folder)
         raise
     return start_import_job(project=project, user=user, folder=folder, names=names, options=options)
+
+
+def _check_annotator(*, project: Project, user: Any, options: Mapping[str, Any]) -> None:
+    """The one annotator an upload names must be someone ``user`` may add (the job checks
+    the names inside the files too): refused now, in the words used for a name nobody has."""
+    name = options.get("annotator")
+    if options.get("load_as") != "annotator" or not name:
+        return
+    if member_rules.not_addable_names(project=project, by=user, names=[name]):
+        raise ImportRefused(member_rules.not_addable(name))
 
 
 def _without_folder(text: str, folder: Path) -> str:
@@ -234,6 +248,7 @@ def import_work(job: Job, reporter: Any) -> dict[str, Any]:
                 replace_gold=bool(params.get("replace_gold")),
                 dry_run=bool(params.get("dry_run")),
                 progress=reporter.as_progress(),
+                added_by=job.created_by or AnonymousUser(),  # who asked; no one: refuse names
             )
         except (CorpusImportError, ValueError) as exc:
             raise ImportRefused(_without_folder(str(exc), folder)) from None

@@ -81,10 +81,11 @@ def create_annotator(*, project: Project, username: str) -> NewAccount:
     return NewAccount(user=user, password=password)
 
 
-def reset_password(*, project: Project, user: Any) -> NewAccount:
+def reset_password(*, project: Project, user: Any, by: Any) -> NewAccount:
     """A new random one-time password for an annotator of ``project`` (their old one stops
-    working). A lead may reset only annotators of their own project who lead no project and
-    are not staff: a lead never takes over another lead's or an administrator's account."""
+    working), reset by ``by``. A lead may reset only annotators of their own project who lead
+    no project, are not staff, and work in no project ``by`` does not lead: a lead never takes
+    over another lead's or an administrator's account, nor an account another team uses."""
     membership = Membership.objects.filter(project=project, user=user).first()
     if membership is None or membership.role != Membership.Role.ANNOTATOR:
         raise MemberError("no such annotator in this project")
@@ -97,10 +98,21 @@ def reset_password(*, project: Project, user: Any) -> NewAccount:
             f"{user.get_username()} leads a project or runs the site: only staff may reset "
             "their password (in the admin)"
         )
+    if not getattr(by, "is_staff", False) and _works_beyond(user, by):
+        raise MemberError(
+            f"{user.get_username()} also works in projects you do not lead: only staff may "
+            "reset their password (in the admin)"
+        )
     password = secrets.token_urlsafe(12)
     user.set_password(password)
     user.save(update_fields=["password"])
     return NewAccount(user=user, password=password)
+
+
+def _works_beyond(user: Any, by: Any) -> bool:
+    """True when ``user`` is a member of a project that ``by`` does not lead."""
+    led = Membership.objects.filter(user=by, role=Membership.Role.LEAD).values("project_id")
+    return Membership.objects.filter(user=user).exclude(project_id__in=led).exists()
 
 
 def _keep_a_lead(project: Project, *, leaving: Any) -> None:

@@ -25,6 +25,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from annotator.common import access
+from annotator.common.redirects import next_or
 from annotator.models import Assignment, Membership, Project
 from annotator.projects.selectors import progress as progress_selectors
 from annotator.projects.selectors import projects as project_selectors
@@ -97,7 +98,9 @@ def members_page(request: HttpRequest, project: Project) -> HttpResponse:
                     new_form = NewAnnotatorForm()
             elif action == "reset":
                 user = get_object_or_404(User, pk=_int(request.POST.get("user")))
-                new_account = member_services.reset_password(project=project, user=user)
+                new_account = member_services.reset_password(
+                    project=project, user=user, by=request.user
+                )
             elif action == "remove":
                 user = get_object_or_404(User, pk=_int(request.POST.get("user")))
                 withdrawn = member_services.remove_member(project=project, user=user)
@@ -300,7 +303,5 @@ def assignment_action(
             raise Http404("no such action")
     except assignment_services.AssignmentError as exc:
         messages.error(request, str(exc))
-    back = request.POST.get("next") or ""
-    if not back.startswith(f"/projects/{project.pk}/"):  # only back into this project
-        back = reverse("project-progress", args=[project.pk])
-    return redirect(back)
+    fallback = reverse("project-progress", args=[project.pk])
+    return redirect(next_or(request, fallback, prefix=f"/projects/{project.pk}/"))
