@@ -33,8 +33,8 @@ from annotator.common.errors import BadInput
 from annotator.common.permissions import IsProjectLead, project_for_request
 from annotator.common.schema import ERRORS, ID_LOOKUP
 from annotator.common.upload_fields import ChoiceField, refuse_large
-from annotator.documents import selectors, services
-from annotator.documents.reading import SPLIT_MODES, DocumentError, Upload
+from annotator.documents import selectors, services, uploads
+from annotator.documents.reading import SPLIT_MODES, DocumentError
 from annotator.jobs.api import JOB_EXAMPLE, JobSerializer
 from annotator.models import Bead, DocumentPair
 
@@ -93,10 +93,6 @@ def _job_data(request: Any, job: Any) -> dict[str, Any]:
     return JobSerializer(job, context=context).data
 
 
-def _upload(f: Any, language: str) -> Upload:
-    return Upload(f.name, f.read(), language)
-
-
 class ProjectDocumentsView(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
@@ -144,17 +140,12 @@ class ProjectDocumentsView(APIView):
         form.is_valid(raise_exception=True)
         data = form.validated_data
         refuse_large({k: data[k] for k in ("source", "target", "archive") if data.get(k)})
-        src_lang, tgt_lang = data["source_language"], data["target_language"]
-        try:
-            archive = data.get("archive")
-            pairs = services.create_document_pairs(
+        try:  # big files and zips are stored here and read by the align job (uploads)
+            pairs = uploads.accept_upload(
                 project=project, user=request.user, kind=data["kind"], split=data["split"],
-                name=data.get("name") or "",
-                source=_upload(data["source"], src_lang) if data.get("source") else
-                Upload("", b"", src_lang),
-                target=_upload(data["target"], tgt_lang) if data.get("target") else
-                Upload("", b"", tgt_lang),
-                archive=(archive.name, archive.read()) if archive else None,
+                name=data.get("name") or "", source_language=data["source_language"],
+                target_language=data["target_language"], source=data.get("source"),
+                target=data.get("target"), archive=data.get("archive"),
             )  # fmt: skip
         except DocumentError as exc:
             raise BadInput(str(exc)) from None
