@@ -89,7 +89,19 @@ def start_parts(*, job: Any, keys: Sequence[str], reporter: Any) -> None:
     if app.conf.task_always_eager and RUN_PART_TASK not in app.tasks:
         app.loader.import_default_modules()
     reporter.detached = True
-    group(app.signature(RUN_PART_TASK, args=(job.pk, str(k))) for k in keys).apply_async()
+    parts = group(app.signature(RUN_PART_TASK, args=(job.pk, str(k))) for k in keys)
+    queue = _queue_of_current_task()
+    parts.apply_async(**({"queue": queue} if queue else {}))
+
+
+def _queue_of_current_task() -> str | None:
+    """The queue the running job task came from: its parts go to the same one (workers that
+    serve a dedicated queue take the job's parts too). None outside a worker."""
+    from celery import current_task
+
+    request = getattr(current_task, "request", None)
+    info = getattr(request, "delivery_info", None) or {}
+    return info.get("routing_key") or None
 
 
 def kind_parts(kind: str) -> Parts | None:
