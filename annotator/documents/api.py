@@ -101,17 +101,23 @@ class ProjectDocumentsView(APIView):
         summary="The project's document pairs (leads)",
         responses={200: inline_serializer("DocumentPairSummary", fields={
             "id": serializers.IntegerField(), "name": serializers.CharField(),
-            "kind": serializers.CharField(), "beads": serializers.IntegerField(),
+            "kind": serializers.CharField(),
+            "state": serializers.ChoiceField(choices=DocumentPair.State.values,
+                help_text="waiting: a big upload not read yet; failed: see error"),
+            "error": serializers.CharField(help_text="why the pair could not be read"),
+            "beads": serializers.IntegerField(),
             "accepted": serializers.IntegerField(), "sent": serializers.IntegerField(),
         }, many=True), **ERRORS},
         examples=[OpenApiExample("Document pairs", response_only=True, value=
-            {"id": 4, "name": "hut", "kind": "parallel", "beads": 5, "accepted": 4, "sent": 4})],
+            {"id": 4, "name": "hut", "kind": "parallel", "state": "ready", "error": "",
+             "beads": 5, "accepted": 4, "sent": 4})],
     )  # fmt: skip
     def get(self, request, project_id: int):
         project = project_for_request(request=request, project_id=project_id, lead=True)
         rows = [
-            {"id": dp.pk, "name": dp.name, "kind": dp.kind, "beads": dp.bead_count,
-             "accepted": dp.accepted_count, "sent": dp.sent_count}
+            {"id": dp.pk, "name": dp.name, "kind": dp.kind, "state": dp.state,
+             "error": dp.error, "beads": dp.bead_count, "accepted": dp.accepted_count,
+             "sent": dp.sent_count}
             for dp in selectors.document_pairs_of(project=project)
         ]  # fmt: skip
         return Response(rows)
