@@ -9,7 +9,7 @@ Conventions (all 0-based):
   sentences; the bead *ending* at cell ``(i, j)`` covers sources ``i-a .. i-1`` and targets
   ``j-b .. j-1``.
 * Lexical evidence is a bilinear form between sentence vectors: the DP computes the dot
-  products ``x_i · y_j`` of source row ``i`` for ``j = dot_lo[i] .. dot_lo[i] + dot_w - 1``
+  products ``x_i · y_j`` of source row ``i`` for ``j = dot_lo[i] .. dot_lo[i] + dot_n[i] - 1``
   when it reaches DP row ``i + 1`` and keeps the last ``max(a)`` rows only (0 outside that
   stretch), so memory is ``O(W)`` for them, not ``O(n W)``; ``src_gram[i, k] = x_i · x_{i+k}`` and
   ``tgt_gram[j, k] = y_j · y_{j+k}`` give the norms of concatenations, so the cosine of a
@@ -84,7 +84,7 @@ def band_dp(
     tgt_idx,
     tgt_val,
     dot_lo,
-    dot_w,
+    dot_n,
     src_gram,
     tgt_gram,
     types_a,
@@ -117,7 +117,11 @@ def band_dp(
     rows = max_a + 1
     score = np.full((rows, width), np.inf)
     dot_rows = max(max_a, 1)
-    dots = np.zeros((dot_rows, max(dot_w, 1)))
+    dot_w = 1
+    for s in range(n):
+        if dot_n[s] > dot_w:
+            dot_w = dot_n[s]
+    dots = np.zeros((dot_rows, dot_w))
     n_gram = src_gram.shape[1]
     for i in range(n + 1):
         r = i % rows
@@ -126,7 +130,7 @@ def band_dp(
             s = i - 1
             a0 = src_ptr[s]
             a1 = src_ptr[s + 1]
-            for dc in range(dot_w):
+            for dc in range(dot_n[s]):
                 u = dot_lo[s] + dc
                 acc = 0.0
                 if u >= 0 and u < m:
@@ -197,7 +201,7 @@ def band_dp(
                     for s in range(pi, i):
                         for u in range(pj, j):
                             dc = u - dot_lo[s]
-                            if dc >= 0 and dc < dot_w:
+                            if dc >= 0 and dc < dot_n[s]:
                                 dot += dots[s % dot_rows, dc]
                     ns = 0.0
                     for s in range(pi, i):

@@ -158,11 +158,11 @@ def run_dp(
     while True:
         width = max(1, min(width, m + 1))
         row_lo = np.clip(np.asarray(row_lo, dtype=np.int64), 0, max(0, m + 1 - width))
-        dot_lo, dot_w = _dot_band(row_lo, width, n, max_a, max_b)
+        dot_lo, dot_n = _dot_band(row_lo, width, n, max_a, max_b)
         back = np.empty((n + 1, width), dtype=np.int8)
         own = np.empty((n + 1, width), dtype=np.float32)
         total = k.band_dp(
-            n, m, row_lo, width, src_cum, tgt_cum, *ev.src_vec, *ev.tgt_vec, dot_lo, dot_w,
+            n, m, row_lo, width, src_cum, tgt_cum, *ev.src_vec, *ev.tgt_vec, dot_lo, dot_n,
             src_gram, tgt_gram, ta, tb, pen, params, back, own,
         )  # fmt: skip
         if np.isfinite(total) or width >= m + 1:
@@ -204,14 +204,16 @@ def _pad_cols(a: np.ndarray, cols: int) -> np.ndarray:
 
 
 def _dot_band(row_lo: np.ndarray, width: int, n: int, max_a: int, max_b: int):
-    """Which (sentence, sentence) dot products the band's beads can read.
+    """Which (sentence, sentence) dot products the band's beads can read: for source
+    sentence s, ``dot_n[s]`` target sentences from ``dot_lo[s]``.
 
     Source sentence s is read by beads ending in rows s+1 .. s+max_a, at target sentences
-    from ``row_lo[s+1] - max_b`` up to the last cell of row ``s + max_a``.
+    from ``row_lo[s+1] - max_b`` up to the last cell of row ``s + max_a``. Each row has its
+    own count, so one jump of the band (a long run of null beads) widens only its rows.
     """
     if n == 0:
-        return np.zeros(0, dtype=np.int64), 0
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     s = np.arange(n)
     first = row_lo[s + 1] - max_b
     last = row_lo[np.minimum(s + max(max_a, 1), n)] + width
-    return first.astype(np.int64), int((last - first).max())
+    return first.astype(np.int64), (last - first).astype(np.int64)

@@ -182,3 +182,26 @@ def test_a_part_message_delivered_twice_runs_once(eager, stored_here, project, l
     run_part(job_id, part.key)  # the job is finished and the part too: nothing happens
     assert DocumentPair.objects.get(pk=int(part.key)).beads.count() == beads
     assert Job.objects.get(pk=job_id).result["aligned"] == 2
+
+
+def test_the_documents_page_stores_a_big_pair_and_leaves_it_to_the_job(
+    client, stored_here, project, lead
+):
+    client.force_login(lead)
+    response = client.post(
+        f"/projects/{project.pk}/documents/",
+        {
+            "source": SimpleUploadedFile("hut.de", DE.encode()),
+            "target": SimpleUploadedFile("hut.fr", FR.encode()),
+            "source_language": "de", "target_language": "fr", "kind": "parallel",
+            "split": "auto", "name": "",
+        },
+    )  # fmt: skip
+    assert response.status_code == 302
+    dp = DocumentPair.objects.get()
+    # not read, so not aligned in the request: the align job will do both
+    assert dp.state == DocumentPair.State.WAITING and not dp.beads.exists()
+    job = Job.objects.get(kind="document-align")
+    assert job.params == {"document_pairs": [dp.pk]}
+    page = client.get(f"/projects/{project.pk}/documents/")
+    assert "(waiting to be read)" in page.content.decode()
