@@ -99,8 +99,8 @@ class RssSampler:
 
 
 def write_documents(folder: Path, data: Path, megabytes: float) -> tuple[Path, Path, int]:
-    # the larger side (target) takes ~131 bytes a sentence: it stays under ``megabytes``
-    sentences = int(megabytes * 2**20 / 131)
+    # drawing stops when the (longer) target side has this many sentences, ~111 bytes each
+    sentences = int(megabytes * 2**20 / 112)
     src, tgt, _ = synthetic(data, sentences)
     paths = folder / "big.de", folder / "big.fr"
     for path, lines in zip(paths, (src, tgt), strict=True):
@@ -114,10 +114,12 @@ def make_zip(data: Path, pairs: int, seed: int = 3) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as z:
         for k in range(pairs):
-            start = rng.randrange(0, len(gold) - 60)
-            beads = gold[start : start + rng.randint(20, 60)]
-            de = [src[i] for a, _ in beads for i in a]
-            fr = [tgt[j] for _, b in beads for j in b]
+            de = fr = []
+            while not de or not fr:  # a slice of null beads only would be an empty document
+                start = rng.randrange(0, len(gold) - 60)
+                beads = gold[start : start + rng.randint(20, 60)]
+                de = [src[i] for a, _ in beads for i in a]
+                fr = [tgt[j] for _, b in beads for j in b]
             if k == pairs // 2:
                 fr[0] = "CORRUPT " + fr[0]
             z.writestr(f"doc{k:04d}.de", "\n".join(de) + "\n")
