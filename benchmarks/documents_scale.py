@@ -67,6 +67,24 @@ print(json.dumps({{"project": project.pk, "key": key}}))
 """
 
 
+# The align job of the uploaded pair, run as a worker runs it, in a fresh process: its peak
+# RSS beside the same process's RSS before the job (Django and the task modules loaded).
+WORKER = """
+import json, resource, time
+import annotator.tasks  # noqa: F401 - what a worker has loaded
+from annotator.jobs.runner import run_job
+from annotator.models import Bead, Job
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+t0 = time.perf_counter()
+run_job({job})
+secs = time.perf_counter() - t0
+job = Job.objects.get(pk={job})
+print(json.dumps({{"base_mb": base, "seconds": secs, "status": job.status,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "beads": Bead.objects.count(), "error": job.error[:300]}}))
+"""
+
+
 def _load() -> str:
     return " / ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -188,12 +206,24 @@ def bench_upload(args, data: Path, folder: Path) -> dict:
     server = WebServer(env, workers=1, access_log=False)
     server.start()
     try:
-        return upload_figures(
+        up = upload_figures(
             server, who, lambda: _OpenFiles(source=de, target=fr),
             f"two one-sentence-per-line documents ({sizes}, {n:,} sentences a side)",
         )  # fmt: skip
     finally:
         server.stop()
+    if up["status"] == 202:
+        job = up["answer"]["job"]["id"]
+        worker = django_script(env, WORKER.format(job=job), timeout=3600)
+        print(
+            f"  the align job in a worker process: {worker['status']} in {worker['seconds']:.0f} s"
+            f", {worker['beads']:,} beads; peak {worker['peak_mb']:.0f} MB, the same process "
+            f"before the job {worker['base_mb']:.0f} MB (x{worker['peak_mb'] / worker['base_mb']:.1f}"
+            f"); goal <= 1024 MB: {'met' if worker['peak_mb'] <= 1024 else 'NOT met'}; "
+            f"load {_load()} {worker['error']}"
+        )
+        up["worker"] = worker
+    return up
 
 
 def _watch(database_url: str, job_id: int, timeout: float) -> tuple[float, set[int], dict]:
