@@ -169,8 +169,8 @@ def _run_child(folder: Path, n: int, method: str, timeout: float) -> dict:
 SIZES = (
     ("~1,000 sentences (dev x2)", 0, 2.0, None, True),
     ("10,000 synthetic", 10000, 30.0, 500, True),
-    ("40,000 synthetic (~5 MB a side)", 40000, 45.0, 400, False),
-    ("160,000 synthetic (~20 MB a side)", 160000, None, 1024, False),
+    ("40,000 synthetic (4-4.5 MB a side)", 40000, 45.0, 400, False),
+    ("160,000 synthetic (16-18 MB a side)", 160000, None, 1024, False),
 )
 
 

@@ -28,6 +28,9 @@ def align_one(document_pair: DocumentPair) -> int:
     dp = document_pair
     if dp.state == DocumentPair.State.WAITING:
         dp = uploads.read_stored(dp)
+        # saved; aligning reads only the sentences, and two 20 MB originals held in this
+        # process meanwhile would count towards its peak
+        dp.source_original = dp.target_original = ""
     elif dp.state == DocumentPair.State.FAILED:
         raise DocumentError(dp.error or f"{dp.name}: could not be read")
     return services.write_beads(document_pair=dp)

@@ -89,6 +89,7 @@ def test_a_big_pair_is_stored_in_the_request_and_read_by_the_align_job(
     assert job.status == Job.Status.SUCCEEDED, job.error
     assert dp.state == DocumentPair.State.READY and dp.stored == {}
     assert dp.source_sentences == DE.splitlines() and dp.target_format == "lines"
+    assert dp.source_original == DE and dp.target_original == FR  # kept as uploaded
     assert [(b.source, b.target) for b in dp.beads.all()] == [([k], [k]) for k in range(4)]
     assert not folder.exists()  # read: its upload is deleted
 
