@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from celery import Task, shared_task
 
+from annotator.jobs.parts import run_part
 from annotator.jobs.runner import fail_stale_jobs, run_job
 
 
@@ -26,6 +27,12 @@ class JobTask(Task):
 @shared_task(base=JobTask, name="annotator.tasks.run_job")
 def run_job_task(job_id: int) -> None:
     run_job(job_id)
+
+
+@shared_task(base=JobTask, name="annotator.tasks.run_job_part")
+def run_job_part_task(job_id: int, key: str) -> None:
+    """One part of a job spread over a Celery group (``annotator.jobs.parts``)."""
+    run_part(job_id, key)
 
 
 @shared_task(name="annotator.tasks.fail_stale_jobs", ignore_result=True)

@@ -8,8 +8,10 @@ Conventions (all 0-based):
 * A bead of type ``t`` covers ``a = types_a[t]`` source and ``b = types_b[t]`` target
   sentences; the bead *ending* at cell ``(i, j)`` covers sources ``i-a .. i-1`` and targets
   ``j-b .. j-1``.
-* Lexical evidence is a bilinear form between sentence vectors: ``dots[i, j - dot_lo[i]]`` is
-  ``x_i · y_j`` (0 outside the stored band); ``src_gram[i, k] = x_i · x_{i+k}`` and
+* Lexical evidence is a bilinear form between sentence vectors: the DP computes the dot
+  products ``x_i · y_j`` of source row ``i`` for ``j = dot_lo[i] .. dot_lo[i] + dot_n[i] - 1``
+  when it reaches DP row ``i + 1`` and keeps the last ``max(a)`` rows only (0 outside that
+  stretch), so memory is ``O(W)`` for them, not ``O(n W)``; ``src_gram[i, k] = x_i · x_{i+k}`` and
   ``tgt_gram[j, k] = y_j · y_{j+k}`` give the norms of concatenations, so the cosine of a
   many-to-many bead is exact without building its vectors.
 * ``params``: ``[w_len, w_lex, null_cost, ratio, var, w_null_len, log_eps]`` (see
@@ -75,8 +77,14 @@ def band_dp(
     width,
     src_cum,
     tgt_cum,
-    dots,
+    src_ptr,
+    src_idx,
+    src_val,
+    tgt_ptr,
+    tgt_idx,
+    tgt_val,
     dot_lo,
+    dot_n,
     src_gram,
     tgt_gram,
     types_a,
@@ -108,11 +116,37 @@ def band_dp(
             max_a = types_a[t]
     rows = max_a + 1
     score = np.full((rows, width), np.inf)
-    dot_w = dots.shape[1]
+    dot_rows = max(max_a, 1)
+    dot_w = 1
+    for s in range(n):
+        if dot_n[s] > dot_w:
+            dot_w = dot_n[s]
+    dots = np.zeros((dot_rows, dot_w))
     n_gram = src_gram.shape[1]
     for i in range(n + 1):
         r = i % rows
         lo = row_lo[i]
+        if i > 0:  # the dot products of source sentence i - 1, read by beads ending here on
+            s = i - 1
+            a0 = src_ptr[s]
+            a1 = src_ptr[s + 1]
+            for dc in range(dot_n[s]):
+                u = dot_lo[s] + dc
+                acc = 0.0
+                if u >= 0 and u < m:
+                    p = a0
+                    q = tgt_ptr[u]
+                    b1 = tgt_ptr[u + 1]
+                    while p < a1 and q < b1:
+                        if src_idx[p] == tgt_idx[q]:
+                            acc += src_val[p] * tgt_val[q]
+                            p += 1
+                            q += 1
+                        elif src_idx[p] < tgt_idx[q]:
+                            p += 1
+                        else:
+                            q += 1
+                dots[s % dot_rows, dc] = acc
         for c in range(width):
             score[r, c] = np.inf
             back[i, c] = -1
@@ -167,8 +201,8 @@ def band_dp(
                     for s in range(pi, i):
                         for u in range(pj, j):
                             dc = u - dot_lo[s]
-                            if dc >= 0 and dc < dot_w:
-                                dot += dots[s, dc]
+                            if dc >= 0 and dc < dot_n[s]:
+                                dot += dots[s % dot_rows, dc]
                     ns = 0.0
                     for s in range(pi, i):
                         ns += src_gram[s, 0]

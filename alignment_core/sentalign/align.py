@@ -23,9 +23,16 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from alignment_core.sentalign import ibm1
-from alignment_core.sentalign.dp import CostModel, Evidence, RawBead, diagonal_band, path_band
+from alignment_core.sentalign.dp import (
+    CostModel,
+    Evidence,
+    RawBead,
+    length_band,
+    near_edge,
+    path_band,
+)
 from alignment_core.sentalign.dp import run_dp as _run_dp
-from alignment_core.sentalign.lexical import LexicalConfig, fold, hstack_csr, tokens, vectorise
+from alignment_core.sentalign.lexical import LexicalConfig, hstack_csr, vectorise
 
 # Gale & Church's bead priors (1993, table 5), as −log P.
 GALE_CHURCH_PRIORS = {
@@ -36,6 +43,9 @@ GALE_CHURCH_PRIORS = {
     (1, 2): -math.log(0.089 / 2),
     (2, 2): -math.log(0.011),
 }
+
+# The first pass's band width (cells per row) around the length diagonal, before widening.
+FIRST_BAND = 128
 
 FULL_TYPES: tuple[tuple[int, int], ...] = (
     (1, 1), (1, 0), (0, 1), (1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (2, 3), (3, 2), (1, 4), (4, 1),
@@ -72,6 +82,9 @@ class ParallelConfig:
     radius: int = 12  # second-pass band radius around the first path
     ibm1_iterations: int = 5
     ibm1_min_confidence: float = 0.9
+    # at most this many EM cells (word pairs of the training beads); above it, a sample of
+    # the beads spread over the document (bounds IBM1's memory; 0 = no bound)
+    ibm1_max_cells: int = 2_000_000
     w_ibm1: float = 3.0
     second_pass: bool = True
     ibm1_passes: int = 1  # passes after the first, each retraining IBM1 on the last one's beads
@@ -110,10 +123,11 @@ def _align_plain(src, tgt, cfg: ParallelConfig, plain) -> list[Bead]:
     # one side adds (captions, notes), so the ratio is taken within [2/3, 3/2]. (Re-estimating
     # it from the first pass's beads cost 0.015 strict F1 on Text+Berg dev.)
     ratio = float(np.clip(tgt_len.sum() / src_len.sum(), 2 / 3, 3 / 2))
-    # The band follows the diagonal (0,0)-(n,m), so it only needs room for local detours:
-    # ~6·√length cells (Text+Berg dev has a 36-sentence insertion in 554 sentences).
-    width = cfg.band or int(min(m + 1, max(80, 6 * math.sqrt(max(n, m)))))
-    row_lo = diagonal_band(n, m, width)
+    # The band follows the length diagonal (``length_band``) with a fixed width, so time and
+    # memory grow linearly with the documents; where the path nears its edge it is recentred
+    # on the path and doubled (``_run_widening``).
+    width = min(m + 1, cfg.band or FIRST_BAND)
+    row_lo = length_band(src_len, tgt_len, width)
     if cfg.mode == "gale-church":
         model = CostModel(
             types=tuple(GALE_CHURCH_PRIORS),
@@ -124,7 +138,7 @@ def _align_plain(src, tgt, cfg: ParallelConfig, plain) -> list[Bead]:
             w_null_len=1.0,
         )
         empty = _empty_csr(n), _empty_csr(m)
-        beads, _ = _run_dp(Evidence(src_len, tgt_len, *empty), model, row_lo, width, plain=plain)
+        beads = _run_widening(Evidence(src_len, tgt_len, *empty), model, row_lo, width, plain)
         return [Bead(b.src, b.tgt, _confidence(b, model, cfg)) for b in beads]
     model = CostModel(
         types=cfg.types,
@@ -138,7 +152,7 @@ def _align_plain(src, tgt, cfg: ParallelConfig, plain) -> list[Bead]:
     )
     src_vec, tgt_vec = vectorise(src, tgt, cfg.lexical)
     ev = Evidence(src_len, tgt_len, src_vec, tgt_vec)
-    beads, _ = _run_dp(ev, model, row_lo, width, plain=plain)
+    beads = _run_widening(ev, model, row_lo, width, plain)
     lexical_ev = ev
     for _ in range(cfg.ibm1_passes if cfg.second_pass else 0):
         ev = _with_ibm1(src, tgt, lexical_ev, beads, model, cfg)
@@ -146,6 +160,19 @@ def _align_plain(src, tgt, cfg: ParallelConfig, plain) -> list[Bead]:
         beads, _ = _run_dp(ev, model, row_lo2, width2, plain=plain)
     out = [Bead(b.src, b.tgt, _confidence(b, model, cfg)) for b in beads]
     return _null_confidences(out, ev)
+
+
+def _run_widening(ev: Evidence, model: CostModel, row_lo, width: int, plain) -> list[RawBead]:
+    """The DP in the band; while its path comes near an inner edge of the band (the best path
+    may lie outside it), the band is recentred on that path, doubled, and the DP run again.
+    Each round at least doubles the width, so the rounds cost at most twice the last one."""
+    n, m = len(ev.src_len), len(ev.tgt_len)
+    while True:
+        beads, _ = _run_dp(ev, model, row_lo, width, plain=plain)
+        path = _path(beads)
+        if width >= m + 1 or not near_edge(path, row_lo, width, m):
+            return beads
+        row_lo, width = path_band(path, n, m, width)
 
 
 def _align_with_blocks(src, tgt, src_blocks, tgt_blocks, cfg, plain) -> list[Bead]:
@@ -255,38 +282,39 @@ def _empty_csr(rows: int):
 
 def _with_ibm1(src, tgt, ev: Evidence, beads, model: CostModel, cfg: ParallelConfig) -> Evidence:
     """Add both IBM1 directions' translation vectors, trained on the confident beads."""
-    s_vocab: dict[str, int] = {}
-    t_vocab: dict[str, int] = {}
-    s_ids = [[s_vocab.setdefault(fold(w), len(s_vocab) + 1) for w in tokens(s)] for s in src]
-    t_ids = [[t_vocab.setdefault(fold(w), len(t_vocab) + 1) for w in tokens(t)] for t in tgt]
-    train = []
-    for b in beads:
-        if b.src and b.tgt and _confidence(b, model, cfg) >= cfg.ibm1_min_confidence:
-            train.append(
-                ([w for i in b.src for w in s_ids[i]], [w for j in b.tgt for w in t_ids[j]])
-            )
-    ns, nt = len(s_vocab) + 1, len(t_vocab) + 1
-    s_idf = _idf(s_ids, ns)
-    t_idf = _idf(t_ids, nt)
+    s_words, t_words = ibm1.word_ids(src), ibm1.word_ids(tgt)
+    train = _training_beads(beads, s_words, t_words, model, cfg)
+    ns, nt = s_words.vocab, t_words.vocab
     fwd = ibm1.train_ibm1(train, ns, nt, cfg.ibm1_iterations)
     rev = ibm1.train_ibm1([(t, s) for s, t in train], nt, ns, cfg.ibm1_iterations)
-    s_fwd, t_bag = ibm1.translation_vectors(s_ids, t_ids, fwd, t_idf, ns)
-    t_rev, s_bag = ibm1.translation_vectors(t_ids, s_ids, rev, s_idf, nt)
+    del train
+    s_fwd, t_bag = ibm1.translation_vectors(s_words, t_words, fwd, ibm1.idf(t_words))
+    t_rev, s_bag = ibm1.translation_vectors(t_words, s_words, rev, ibm1.idf(s_words))
+    del fwd, rev, s_words, t_words
     w = math.sqrt(cfg.w_ibm1)
-    s_fwd, t_bag, t_rev, s_bag = (_scale(v, w) for v in (s_fwd, t_bag, t_rev, s_bag))
+    for _, _, values in (s_fwd, t_bag, t_rev, s_bag):
+        values *= w  # in place: the four are fresh arrays
     base = int(max(ev.src_vec[1].max(initial=-1), ev.tgt_vec[1].max(initial=-1))) + 1
-    src_vec = hstack_csr(hstack_csr(ev.src_vec, s_fwd, base), s_bag, base + nt)
-    tgt_vec = hstack_csr(hstack_csr(ev.tgt_vec, t_bag, base), t_rev, base + nt)
+    src_vec = hstack_csr([(ev.src_vec, 0), (s_fwd, base), (s_bag, base + nt)])
+    del s_fwd, s_bag
+    tgt_vec = hstack_csr([(ev.tgt_vec, 0), (t_bag, base), (t_rev, base + nt)])
     return Evidence(ev.src_len, ev.tgt_len, src_vec, tgt_vec)
 
 
-def _idf(ids: list[list[int]], vocab: int) -> np.ndarray:
-    df = np.zeros(vocab)
-    for sent in ids:
-        df[list(set(sent))] += 1
-    return np.log(1.0 + len(ids) / np.maximum(df, 1.0))
-
-
-def _scale(vec, w: float):
-    ptr, idx, val = vec
-    return ptr, idx, val * w
+def _training_beads(beads, s_words, t_words, model: CostModel, cfg: ParallelConfig):
+    """The confident non-null beads' words (views, not copies); when their EM cells
+    ((source words + NULL) × target words) exceed ``cfg.ibm1_max_cells``, every k-th of them,
+    spread over the whole document."""
+    chosen = [
+        (b.src[0], b.src[-1], b.tgt[0], b.tgt[-1])
+        for b in beads
+        if b.src and b.tgt and _confidence(b, model, cfg) >= cfg.ibm1_min_confidence
+    ]
+    if not chosen:
+        return []
+    ends = np.array(chosen, dtype=np.int64)
+    s_len = s_words.ptr[ends[:, 1] + 1] - s_words.ptr[ends[:, 0]]
+    t_len = t_words.ptr[ends[:, 3] + 1] - t_words.ptr[ends[:, 2]]
+    cells = int(((s_len + 1) * t_len).sum())
+    step = math.ceil(cells / cfg.ibm1_max_cells) if cfg.ibm1_max_cells else 1
+    return [(s_words.span(a, b), t_words.span(c, d)) for a, b, c, d in chosen[:: max(step, 1)]]

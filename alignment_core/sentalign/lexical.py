@@ -19,6 +19,7 @@ import functools
 import math
 import re
 import unicodedata
+from array import array
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -72,48 +73,74 @@ def sentence_keys(sentence: str, cfg: LexicalConfig) -> Counter[str]:
 def vectorise(
     src: Sequence[str], tgt: Sequence[str], cfg: LexicalConfig | None = None
 ) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
-    """CSR vectors ``(indptr, indices, values)`` of both sides over their shared keys."""
+    """CSR vectors ``(indptr, indices, values)`` of both sides over their shared keys.
+
+    Each side's keys are kept as flat arrays (a key number and a weight per sentence and key),
+    never as one dictionary per sentence: a 160,000-sentence document costs a few bytes per
+    key, not a Python object per sentence."""
     cfg = cfg or LexicalConfig()
-    sk = [sentence_keys(s, cfg) for s in src]
-    tk = [sentence_keys(t, cfg) for t in tgt]
-    df_s: Counter[str] = Counter(k for keys in sk for k in keys)
-    df_t: Counter[str] = Counter(k for keys in tk for k in keys)
-    shared = sorted(set(df_s) & set(df_t))
-    index = {k: n for n, k in enumerate(shared)}
+    s_rows, s_keys, s_w, s_vocab = _flat_keys(src, cfg)
+    t_rows, t_keys, t_w, t_vocab = _flat_keys(tgt, cfg)
+    shared = sorted(set(s_vocab) & set(t_vocab))
     total = len(src) + len(tgt)
-    idf = {k: math.log(1.0 + total / (df_s[k] + df_t[k])) if cfg.idf else 1.0 for k in shared}
-    return _csr(sk, index, idf), _csr(tk, index, idf)
-
-
-def _csr(rows: list[Counter[str]], index: dict[str, int], idf: dict[str, float]):
-    ptr = [0]
-    idx: list[int] = []
-    val: list[float] = []
-    for keys in rows:
-        items = sorted((index[k], w * idf[k]) for k, w in keys.items() if k in index)
-        idx.extend(i for i, _ in items)
-        val.extend(v for _, v in items)
-        ptr.append(len(idx))
+    df_s = np.bincount(s_keys, minlength=len(s_vocab))
+    df_t = np.bincount(t_keys, minlength=len(t_vocab))
+    s_map = np.full(len(s_vocab), -1, dtype=np.int64)
+    t_map = np.full(len(t_vocab), -1, dtype=np.int64)
+    idf = np.ones(len(shared))
+    for n, k in enumerate(shared):
+        a, b = s_vocab[k], t_vocab[k]
+        s_map[a], t_map[b] = n, n
+        if cfg.idf:
+            idf[n] = math.log(1.0 + total / (df_s[a] + df_t[b]))
     return (
-        np.array(ptr, dtype=np.int64),
-        np.array(idx, dtype=np.int64),
-        np.array(val, dtype=np.float64),
+        _csr(len(src), s_rows, s_map[s_keys], s_w, idf),
+        _csr(len(tgt), t_rows, t_map[t_keys], t_w, idf),
     )
 
 
-def hstack_csr(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...], offset: int):
-    """Rows of ``a`` followed (column-wise) by rows of ``b`` shifted by ``offset`` columns."""
-    pa, ia, va = a
-    pb, ib, vb = b
-    n = len(pa) - 1
-    ptr = pa + pb
-    idx = np.empty(ptr[-1], dtype=np.int64)
+def _flat_keys(sentences: Sequence[str], cfg: LexicalConfig):
+    """Row, key number and weight of every (sentence, key), and the side's key numbering."""
+    vocab: dict[str, int] = {}
+    rows, keys, weights = array("q"), array("q"), array("d")
+    for row, sentence in enumerate(sentences):
+        for key, w in sentence_keys(sentence, cfg).items():
+            rows.append(row)
+            keys.append(vocab.setdefault(key, len(vocab)))
+            weights.append(w)
+    return (
+        np.frombuffer(rows, dtype=np.int64),
+        np.frombuffer(keys, dtype=np.int64),
+        np.frombuffer(weights, dtype=np.float64),
+        vocab,
+    )
+
+
+def _csr(count: int, rows: np.ndarray, index: np.ndarray, weights: np.ndarray, idf: np.ndarray):
+    """Rows of (shared index, weight × idf), sorted by index; keys not shared left out."""
+    keep = index >= 0
+    rows, index, weights = rows[keep], index[keep], weights[keep]
+    order = np.lexsort((index, rows))
+    ptr = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=count), out=ptr[1:])
+    return ptr, index[order].astype(np.int32), weights[order] * idf[index[order]]
+
+
+def hstack_csr(parts: Sequence[tuple[tuple[np.ndarray, ...], int]]):
+    """The rows of several CSR matrices side by side: ``parts`` are ``(matrix, column
+    offset)``; row r of the result holds row r of each matrix in turn, its columns shifted by
+    that matrix's offset (each block's columns must stay below the next block's offset, so
+    the row stays sorted). Built in one go, without intermediate matrices."""
+    ptrs = [p for (p, _, _), _ in parts]
+    ptr = np.sum(ptrs, axis=0)
+    idx = np.empty(ptr[-1], dtype=np.int32)
     val = np.empty(ptr[-1], dtype=np.float64)
-    for r in range(n):
-        la = pa[r + 1] - pa[r]
-        s = ptr[r]
-        idx[s : s + la] = ia[pa[r] : pa[r + 1]]
-        val[s : s + la] = va[pa[r] : pa[r + 1]]
-        idx[s + la : ptr[r + 1]] = ib[pb[r] : pb[r + 1]] + offset
-        val[s + la : ptr[r + 1]] = vb[pb[r] : pb[r + 1]]
+    before = ptr[:-1].copy()  # where each row's next block starts
+    for (p, i, v), offset in parts:
+        # entry k of this block's row r lands at before[r] + (k - p[r])
+        dest = np.arange(len(i), dtype=np.int64)
+        dest += np.repeat(before - p[:-1], np.diff(p))
+        idx[dest] = i + offset
+        val[dest] = v
+        before += np.diff(p)
     return ptr, idx, val

@@ -34,8 +34,8 @@ from annotator.common.errors import BadInput
 from annotator.common.permissions import IsProjectLead, project_for_request
 from annotator.common.schema import ERRORS, ID_LOOKUP
 from annotator.common.upload_fields import ChoiceField, refuse_large
-from annotator.documents import selectors, services
-from annotator.documents.reading import SPLIT_MODES, DocumentError, Upload
+from annotator.documents import selectors, services, uploads
+from annotator.documents.reading import SPLIT_MODES, DocumentError
 from annotator.jobs.api import JOB_EXAMPLE, JobSerializer
 from annotator.models import Bead, DocumentPair
 
@@ -94,10 +94,6 @@ def _job_data(request: Any, job: Any) -> dict[str, Any]:
     return JobSerializer(job, context=context).data
 
 
-def _upload(f: Any, language: str) -> Upload:
-    return Upload(f.name, f.read(), language)
-
-
 class ProjectDocumentsView(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
@@ -106,17 +102,23 @@ class ProjectDocumentsView(APIView):
         summary="The project's document pairs (leads)",
         responses={200: inline_serializer("DocumentPairSummary", fields={
             "id": serializers.IntegerField(), "name": serializers.CharField(),
-            "kind": serializers.CharField(), "beads": serializers.IntegerField(),
+            "kind": serializers.CharField(),
+            "state": serializers.ChoiceField(choices=DocumentPair.State.values,
+                help_text="waiting: a big upload not read yet; failed: see error"),
+            "error": serializers.CharField(help_text="why the pair could not be read"),
+            "beads": serializers.IntegerField(),
             "accepted": serializers.IntegerField(), "sent": serializers.IntegerField(),
         }, many=True), **ERRORS},
         examples=[OpenApiExample("Document pairs", response_only=True, value=
-            {"id": 4, "name": "hut", "kind": "parallel", "beads": 5, "accepted": 4, "sent": 4})],
+            {"id": 4, "name": "hut", "kind": "parallel", "state": "ready", "error": "",
+             "beads": 5, "accepted": 4, "sent": 4})],
     )  # fmt: skip
     def get(self, request, project_id: int):
         project = project_for_request(request=request, project_id=project_id, lead=True)
         rows = [
-            {"id": dp.pk, "name": dp.name, "kind": dp.kind, "beads": dp.bead_count,
-             "accepted": dp.accepted_count, "sent": dp.sent_count}
+            {"id": dp.pk, "name": dp.name, "kind": dp.kind, "state": dp.state,
+             "error": dp.error, "beads": dp.bead_count, "accepted": dp.accepted_count,
+             "sent": dp.sent_count}
             for dp in selectors.document_pairs_of(project=project)
         ]  # fmt: skip
         return Response(rows)
@@ -145,17 +147,12 @@ class ProjectDocumentsView(APIView):
         form.is_valid(raise_exception=True)
         data = form.validated_data
         refuse_large({k: data[k] for k in ("source", "target", "archive") if data.get(k)})
-        src_lang, tgt_lang = data["source_language"], data["target_language"]
-        try:
-            archive = data.get("archive")
-            pairs = services.create_document_pairs(
+        try:  # big files and zips are stored here and read by the align job (uploads)
+            pairs = uploads.accept_upload(
                 project=project, user=request.user, kind=data["kind"], split=data["split"],
-                name=data.get("name") or "",
-                source=_upload(data["source"], src_lang) if data.get("source") else
-                Upload("", b"", src_lang),
-                target=_upload(data["target"], tgt_lang) if data.get("target") else
-                Upload("", b"", tgt_lang),
-                archive=(archive.name, archive.read()) if archive else None,
+                name=data.get("name") or "", source_language=data["source_language"],
+                target_language=data["target_language"], source=data.get("source"),
+                target=data.get("target"), archive=data.get("archive"),
             )  # fmt: skip
         except DocumentError as exc:
             raise BadInput(str(exc)) from None

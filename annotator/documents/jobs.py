@@ -1,14 +1,108 @@
-"""The documents feature's job kind, registered at start-up (``AnnotatorConfig.ready``)."""
+"""The documents feature's job kind, registered at start-up (``AnnotatorConfig.ready``).
 
-from annotator.documents.services import ALIGN_JOB, align_work
+``document-align`` aligns the document pairs of its params. One pair is aligned in the job's
+own task; several are spread over a Celery group, one task per pair
+(``annotator.jobs.parts``), so a zip of 1,000 pairs uses every worker process. Each task reads
+its pair's stored files first when the pair waits (``uploads.read_stored``: a zip member is
+read only then); a pair that cannot be read fails only its own part, and the job's result
+names it with the reason. Progress is the share of pairs done.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from annotator.documents import services, uploads
+from annotator.documents.reading import DocumentError
+from annotator.jobs.parts import Parts, register_parts, start_parts
 from annotator.jobs.registry import JobKind, register
+from annotator.models import DocumentPair, JobPart
+
+# The job's result lists at most this many pairs that failed (with their reasons).
+FAILED_LISTED = 50
+
+
+def align_one(document_pair: DocumentPair) -> int:
+    """Read the pair if it waits, then align it; returns how many beads were written. A pair
+    that could not be read raises ``DocumentError`` with the reason naming its file."""
+    dp = document_pair
+    if dp.state == DocumentPair.State.WAITING:
+        dp = uploads.read_stored(dp)
+        # saved; aligning reads only the sentences, and two 20 MB originals held in this
+        # process meanwhile would count towards its peak
+        dp.source_original = dp.target_original = ""
+    elif dp.state == DocumentPair.State.FAILED:
+        raise DocumentError(dp.error or f"{dp.name}: could not be read")
+    return services.write_beads(document_pair=dp)
+
+
+def align_work(job: Any, reporter: Any) -> dict[str, Any] | None:
+    """The align job's work: one pair here; several as parallel parts (returns at once)."""
+    ids = list(job.params.get("document_pairs") or [])
+    pairs = list(
+        DocumentPair.objects.filter(project=job.project, pk__in=ids)
+        .order_by("pk")
+        .values_list("pk", "name")
+    )
+    if len(pairs) > 1:
+        start_parts(job=job, keys=[str(pk) for pk, _ in pairs], reporter=reporter)
+        return None
+    beads = 0
+    for pk, name in pairs:
+        reporter.progress(0, f"Aligning {name}")
+        beads += align_one(DocumentPair.objects.get(pk=pk))
+    reporter.progress(100, "Aligned")
+    return {"document_pairs": len(pairs), "aligned": len(pairs), "beads": beads, "failed": []}
+
+
+def align_part(job: Any, key: str) -> dict[str, Any]:
+    """One pair of a spread align job."""
+    dp = DocumentPair.objects.get(project=job.project, pk=int(key))
+    return {"name": dp.name, "beads": align_one(dp)}
+
+
+def finish(job: Any, parts: list[JobPart]) -> dict[str, Any]:
+    """The job's result: pairs aligned, beads written, and the pairs that failed by name."""
+    done = [p for p in parts if p.status == JobPart.Status.SUCCEEDED]
+    failed = [p for p in parts if p.status == JobPart.Status.FAILED]
+    names = dict(
+        DocumentPair.objects.filter(pk__in=[int(p.key) for p in failed]).values_list("pk", "name")
+    )
+    return {
+        "document_pairs": len(parts),
+        "aligned": len(done),
+        "beads": sum((p.result or {}).get("beads", 0) for p in done),
+        "failed": [
+            {"document_pair": names.get(int(p.key), p.key), "error": _reason(p.error)}
+            for p in failed[:FAILED_LISTED]
+        ],
+        "failed_count": len(failed),
+    }
+
+
+def _reason(error: str) -> str:
+    """The first line of a part's error, without the exception's type."""
+    first = (error or "").split("\n", 1)[0]
+    return first.split(": ", 1)[1] if first.startswith("DocumentError: ") else first
+
+
+def _message(done: int, total: int, failed: int) -> str:
+    tail = f"; {failed} could not be aligned" if failed else ""
+    return f"Aligned {done - failed} of {total} document pairs{tail}"
 
 
 def _summary(result):
     if not result:
         return None
-    return f"{result.get('beads', 0)} beads in {result.get('document_pairs', 0)} document pairs"
+    text = f"{result.get('beads', 0)} beads in {result.get('document_pairs', 0)} document pairs"
+    failed = result.get("failed") or []
+    if failed:
+        count = result.get("failed_count", len(failed))
+        first = failed[0]
+        text += f"; {count} failed, e.g. {first['document_pair']}: {first['error']}"
+    return text
 
 
 def register_job_kinds() -> None:
-    register(JobKind(ALIGN_JOB, align_work, summary=_summary))
+    register(JobKind(services.ALIGN_JOB, align_work, summary=_summary))
+    register_parts(services.ALIGN_JOB, Parts(run=align_part, finish=finish, message=_message))

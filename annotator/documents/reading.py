@@ -9,11 +9,13 @@ no blank line (a paragraph break is how raw text shows it was not split already)
 
 from __future__ import annotations
 
+import codecs
 import re
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from alignment_core.formats.msrp import tokenize  # the grid's tokens of running text
 from alignment_core.sentalign.split import (
@@ -23,6 +25,9 @@ from alignment_core.sentalign.split import (
     looks_like_html,
     split_text,
 )
+from annotator.corpora.services.zip_members import READ_ERRORS, describe
+
+ArchiveFile = Path | BinaryIO  # a zip on disk, or open
 
 SPLIT_MODES = ("auto", "lines", "text", "html")
 MAX_DOCUMENT_BYTES = 20 * 1024 * 1024  # one side of a document pair
@@ -117,9 +122,11 @@ def read_document(upload: Upload, *, split: str = "auto") -> ReadDocument:
 
 @dataclass(frozen=True)
 class ArchivePair:
+    """A document pair of a zip: its name and its two members (names in the archive)."""
+
     name: str
-    source: Upload
-    target: Upload
+    source: str
+    target: str
 
 
 def _stem_and_role(member: str, source_language: str, target_language: str):
@@ -136,20 +143,21 @@ def _stem_and_role(member: str, source_language: str, target_language: str):
     return name, None
 
 
-def read_archive(
-    data: bytes, *, filename: str, source_language: str, target_language: str
+def list_archive(
+    archive: ArchiveFile, *, filename: str, source_language: str, target_language: str
 ) -> list[ArchivePair]:
-    """Document pairs in a zip, matched by file name. Every member must find its partner."""
-    import io
-
+    """Document pairs in a zip (a path or a binary file), matched by file name from the
+    archive's directory alone: no member is read here (``read_member`` reads one when it is
+    needed). Every member must find its partner; one the archive declares bigger than a
+    document may be is refused here too."""
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-        members = [m for m in archive.infolist() if not m.is_dir()]
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise DocumentError(f"{filename}: not a readable zip archive ({exc})") from None
+        with zipfile.ZipFile(archive) as opened:
+            members = [m for m in opened.infolist() if not m.is_dir()]
+    except READ_ERRORS as exc:
+        raise DocumentError(f"{filename}: not a readable zip archive ({describe(exc)})") from None
     if len(members) > MAX_ARCHIVE_MEMBERS:
         raise DocumentError(f"{filename}: {len(members)} files, more than {MAX_ARCHIVE_MEMBERS}")
-    sides: dict[str, dict[str, Upload]] = {}
+    sides: dict[str, dict[str, str]] = {}
     for info in members:
         if PurePosixPath(info.filename).name.startswith("."):
             continue  # __MACOSX/._x, .DS_Store
@@ -161,16 +169,11 @@ def read_archive(
             )
         if info.file_size > MAX_DOCUMENT_BYTES:
             raise DocumentError(f"{filename}: {info.filename} is larger than a document may be")
-        try:
-            content = archive.read(info)
-        except Exception as exc:  # CRC, deflate, encryption, unknown method: all a bad member
-            raise DocumentError(f"{filename}: {info.filename} cannot be read ({exc})") from None
-        language = source_language if role == "source" else target_language
         folder = str(PurePosixPath(info.filename).parent)
         key = stem if folder == "." else f"{folder}/{stem}"
         if role in sides.setdefault(key, {}):
             raise DocumentError(f"{filename}: two {role} files for {key}")
-        sides[key][role] = Upload(info.filename, content, language)
+        sides[key][role] = info.filename
     unmatched = sorted(
         f"{k} has no {'target' if 'source' in v else 'source'}"
         for k, v in sides.items()
@@ -181,6 +184,60 @@ def read_archive(
     if not sides:
         raise DocumentError(f"{filename}: no documents in the archive")
     return [ArchivePair(k, v["source"], v["target"]) for k, v in sorted(sides.items())]
+
+
+def read_member(archive: ArchiveFile, member: str, *, filename: str, language: str) -> Upload:
+    """One member of a zip as an Upload named by the member. The bytes actually extracted
+    count against the limit (a bomb declares small sizes); a member that cannot be read (CRC,
+    deflate, encryption, unknown method) is a DocumentError naming the archive and member."""
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        with zipfile.ZipFile(archive) as opened, opened.open(member) as stream:
+            while chunk := stream.read(1 << 20):
+                size += len(chunk)
+                if size > MAX_DOCUMENT_BYTES:
+                    raise DocumentError(
+                        f"{filename}: {member} is larger than a document may be "
+                        f"({MAX_DOCUMENT_BYTES:,} bytes)"
+                    )
+                chunks.append(chunk)
+    except (KeyError, *READ_ERRORS) as exc:
+        raise DocumentError(f"{filename}: {member} cannot be read ({describe(exc)})") from None
+    return Upload(member, b"".join(chunks), language)
+
+
+def check_text_file(path: Path, *, filename: str) -> None:
+    """What ``decode`` refuses, checked on a stored file without holding it: more than a
+    document may have, NUL bytes at its head (binary), or bytes that are not UTF-8 (with the
+    offset and line of the first one, as ``decode`` words it). Reads 1 MB at a time."""
+    size = path.stat().st_size
+    if size > MAX_DOCUMENT_BYTES:
+        raise DocumentError(
+            f"{filename}: {size:,} bytes, more than the {MAX_DOCUMENT_BYTES:,} a document may have"
+        )
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset = lines = 0
+    with open(path, "rb") as fh:
+        while True:
+            chunk = fh.read(1 << 20)
+            if offset == 0 and b"\x00" in chunk[:8192]:
+                raise DocumentError(f"{filename}: a binary file (NUL bytes), not text or HTML")
+            pending = decoder.getstate()[0]  # an unfinished character from the last chunk
+            try:
+                decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as exc:
+                data = pending + chunk
+                where = offset - len(pending) + exc.start
+                line = lines + data[: exc.start].count(b"\n") + 1
+                raise DocumentError(
+                    f"{filename}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+                    f"{where}, line {line}); save it as UTF-8"
+                ) from None
+            if not chunk:
+                return
+            offset += len(chunk)
+            lines += chunk.count(b"\n")
 
 
 def unique_names(names: Iterable[str], taken: set[str]) -> list[str]:

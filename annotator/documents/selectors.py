@@ -20,9 +20,18 @@ def reviewable_document_pairs(*, user: Any) -> QuerySet[DocumentPair]:
     return qs.filter(project_id__in=access.led_project_ids(user=user))
 
 
+# A list never needs a pair's documents (up to 20 MB each) nor their sentences.
+HEAVY_FIELDS = (
+    "source_original", "target_original", "source_sentences", "target_sentences",
+    "source_blocks", "target_blocks",
+)  # fmt: skip
+
+
 def document_pairs_of(*, project: Project) -> QuerySet[DocumentPair]:
+    """The project's pairs with their bead counts, without their documents or sentences."""
     return (
         DocumentPair.objects.filter(project=project)
+        .defer(*HEAVY_FIELDS)
         .annotate(
             bead_count=Count("beads"),
             accepted_count=Count("beads", filter=Q(beads__decision=Bead.Decision.ACCEPTED)),

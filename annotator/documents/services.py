@@ -8,6 +8,7 @@ a null bead raises ``DocumentError`` and writes nothing.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,8 +20,9 @@ from annotator.documents.reading import (
     DocumentError,
     ReadDocument,
     Upload,
-    read_archive,
+    list_archive,
     read_document,
+    read_member,
     tokenize,
     unique_names,
 )
@@ -49,13 +51,7 @@ def create_document_pairs(
     if kind not in DocumentPair.Kind.values:
         raise DocumentError(f"unknown kind {kind!r} (parallel or comparable)")
     if archive is not None:
-        src_lang = source.language if source else ""
-        tgt_lang = target.language if target else ""
-        found = read_archive(
-            archive[1], filename=archive[0], source_language=src_lang, target_language=tgt_lang
-        )
-        read = [(p.name, read_document(p.source, split=split), read_document(p.target, split=split))
-                for p in found]  # fmt: skip
+        read = _read_archive(archive, source, target, split)
     elif source is not None and target is not None:
         default = name or f"{source.filename} / {target.filename}"
         read = [(default, read_document(source, split=split), read_document(target, split=split))]
@@ -66,14 +62,34 @@ def create_document_pairs(
         names = unique_names([r[0] for r in read], taken)
         return [
             DocumentPair.objects.create(
-                project=project, name=pair_name, kind=kind, created_by=_user(user),
-                **_side("source", src), **_side("target", tgt),
+                project=project, name=pair_name, kind=kind, created_by=user_or_none(user),
+                **side_fields("source", src), **side_fields("target", tgt),
             )
             for pair_name, (_, src, tgt) in zip(names, read, strict=True)
         ]  # fmt: skip
 
 
-def _side(side: str, doc: ReadDocument) -> dict[str, Any]:
+def _read_archive(archive: tuple[str, bytes], source, target, split: str):
+    """Every pair of an in-memory zip, read one member at a time (the command's path; the
+    web's goes through ``uploads``, which reads members in the align job)."""
+    src_lang = source.language if source else ""
+    tgt_lang = target.language if target else ""
+    zipped = io.BytesIO(archive[1])
+    found = list_archive(
+        zipped, filename=archive[0], source_language=src_lang, target_language=tgt_lang
+    )
+    read = []
+    for pair in found:
+        docs = [
+            read_document(read_member(zipped, member, filename=archive[0], language=lang),
+                          split=split)
+            for member, lang in ((pair.source, src_lang), (pair.target, tgt_lang))
+        ]  # fmt: skip
+        read.append((pair.name, docs[0], docs[1]))
+    return read
+
+
+def side_fields(side: str, doc: ReadDocument) -> dict[str, Any]:
     return {
         f"{side}_language": doc.language,
         f"{side}_filename": doc.filename[:255],
@@ -84,26 +100,16 @@ def _side(side: str, doc: ReadDocument) -> dict[str, Any]:
     }
 
 
-def _user(user: Any) -> Any:
+def user_or_none(user: Any) -> Any:
     return user if getattr(user, "is_authenticated", False) else None
 
 
 def start_align_job(*, project: Project, user: Any, document_pairs: Sequence[DocumentPair]) -> Any:
-    """Align the document pairs in a worker, with progress (job kind ``document-align``)."""
+    """Align the document pairs in a worker, with progress (job kind ``document-align``); a
+    pair waiting to be read is read there first. Several pairs are aligned by parallel tasks
+    (``documents.jobs``)."""
     ids = [dp.pk for dp in document_pairs]
     return start_job(kind=ALIGN_JOB, project=project, user=user, params={"document_pairs": ids})
-
-
-def align_work(job: Any, reporter: Any) -> dict[str, Any]:
-    """The align job's work: each document pair in turn, one progress step each."""
-    ids = list(job.params.get("document_pairs") or [])
-    pairs = DocumentPair.objects.filter(project=job.project, pk__in=ids).order_by("pk")
-    beads = 0
-    for k, document_pair in enumerate(pairs):
-        reporter.progress(100 * k / max(len(ids), 1), f"Aligning {document_pair.name}")
-        beads += len(align_document_pair(document_pair=document_pair))
-    reporter.progress(100, "Aligned")
-    return {"document_pairs": len(ids), "beads": beads}
 
 
 def propose_beads(document_pair: DocumentPair) -> list[tuple[list[int], list[int], float]]:
@@ -150,8 +156,20 @@ def align_document_pair(
     """(Re)align the pair. A decision already made on the same sentences (``keep``, by default
     the pair's own decided beads) is carried over; beads already sent to annotation are never
     touched, and the aligner's bead with their sentences is not proposed again."""
+    write_beads(document_pair=document_pair, keep=keep)
+    return list(document_pair.beads.all())
+
+
+BEAD_BATCH = 2000
+
+
+def write_beads(*, document_pair: DocumentPair, keep: Decisions | None = None) -> int:
+    """``align_document_pair``'s work without reading the beads back: returns how many beads
+    were written, ``BEAD_BATCH`` rows at a time (a 160,000-sentence pair never holds all its
+    Bead objects at once)."""
     keep = decisions_by_text(document_pair) if keep is None else keep
     proposed = propose_beads(document_pair)
+    written = 0
     with transaction.atomic():
         dp = DocumentPair.objects.select_for_update().get(pk=document_pair.pk)
         sent = {(tuple(b.source), tuple(b.target)) for b in dp.beads.filter(pair__isnull=False)}
@@ -170,10 +188,13 @@ def align_document_pair(
                     decided_at=earlier.decided_at if earlier else None,
                 )
             )  # fmt: skip
-        Bead.objects.bulk_create(rows)
+            if len(rows) == BEAD_BATCH:
+                written += len(Bead.objects.bulk_create(rows))
+                rows = []
+        written += len(Bead.objects.bulk_create(rows))
         dp.aligned_at = timezone.now()
         dp.save(update_fields=["aligned_at"])
-        return list(dp.beads.all())
+    return written
 
 
 def decide(*, bead: Bead, decision: str, user: Any) -> Bead:
@@ -186,7 +207,7 @@ def decide(*, bead: Bead, decision: str, user: Any) -> Bead:
     if decision == Bead.Decision.ACCEPTED and bead.is_null:
         raise DocumentError("a bead with an empty side cannot be accepted: there is no pair")
     bead.decision = decision
-    bead.decided_by = _user(user)
+    bead.decided_by = user_or_none(user)
     bead.decided_at = timezone.now()
     bead.save(update_fields=["decision", "decided_by", "decided_at"])
     return bead
@@ -206,7 +227,7 @@ def accept_above(*, document_pair: DocumentPair, threshold: float, user: Any) ->
     ]
     now = timezone.now()
     for b in beads:
-        b.decision, b.decided_by, b.decided_at = Bead.Decision.ACCEPTED, _user(user), now
+        b.decision, b.decided_by, b.decided_at = Bead.Decision.ACCEPTED, user_or_none(user), now
     Bead.objects.bulk_update(beads, ["decision", "decided_by", "decided_at"])
     return len(beads)
 
@@ -389,10 +410,10 @@ def pair_by_hand(
             )
         now = timezone.now()
         for b in overlapping:
-            b.decision, b.decided_by, b.decided_at = Bead.Decision.REJECTED, _user(user), now
+            b.decision, b.decided_by, b.decided_at = Bead.Decision.REJECTED, user_or_none(user), now
         Bead.objects.bulk_update(overlapping, ["decision", "decided_by", "decided_at"])
         position = min([b.position for b in overlapping] or [len(beads)])
         return Bead.objects.create(
             document_pair=dp, position=position, source=src, target=tgt, confidence=None,
-            decision=Bead.Decision.ACCEPTED, decided_by=_user(user), decided_at=now,
+            decision=Bead.Decision.ACCEPTED, decided_by=user_or_none(user), decided_at=now,
         )  # fmt: skip

@@ -14,8 +14,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 
-from annotator.documents import selectors, services
-from annotator.documents.reading import SPLIT_MODES, DocumentError, Upload
+from annotator.documents import selectors, services, uploads
+from annotator.documents.reading import SPLIT_MODES, DocumentError
 from annotator.models import DocumentPair, Project
 from annotator.projects.views.lead import lead_page
 
@@ -45,24 +45,18 @@ class UploadForm(forms.Form):
         return data
 
 
-def _read(f: Any, language: str) -> Upload:
-    return Upload(f.name, f.read(), language) if f else Upload("", b"", language)
-
-
 @never_cache
 @lead_page
 def documents_page(request: HttpRequest, project: Project) -> HttpResponse:
     form = UploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        try:
-            pairs = services.create_document_pairs(
+        try:  # big files and zips are stored here and read by the align job (uploads)
+            pairs = uploads.accept_upload(
                 project=project, user=request.user, kind=data["kind"], split=data["split"],
-                name=data.get("name") or "",
-                source=_read(data.get("source"), data["source_language"]),
-                target=_read(data.get("target"), data["target_language"]),
-                archive=(data["archive"].name, data["archive"].read()) if data.get("archive")
-                else None,
+                name=data.get("name") or "", source_language=data["source_language"],
+                target_language=data["target_language"], source=data.get("source"),
+                target=data.get("target"), archive=data.get("archive"),
             )  # fmt: skip
         except DocumentError as exc:
             form.add_error(None, str(exc))
@@ -79,7 +73,8 @@ def documents_page(request: HttpRequest, project: Project) -> HttpResponse:
 
 def _after_upload(request: HttpRequest, project: Project, pairs: list[DocumentPair]):
     size = sum(len(p.source_sentences) + len(p.target_sentences) for p in pairs)
-    if size <= ALIGN_IN_REQUEST_SENTENCES:
+    read = all(p.state == DocumentPair.State.READY for p in pairs)
+    if read and size <= ALIGN_IN_REQUEST_SENTENCES:
         for dp in pairs:
             services.align_document_pair(document_pair=dp)
         messages.success(request, f"{len(pairs)} document pair(s) uploaded and aligned.")

@@ -107,6 +107,9 @@ class JobReporter:
         self.recorded = False
         # Called before that write (``run_job`` stops the heartbeat there).
         self.before_success: Callable[[], None] | None = None
+        # Set by ``parts.start_parts``: the job's parts run in tasks of their own and the
+        # last of them records the job's outcome, so ``run_job`` leaves it running.
+        self.detached = False
 
     def progress(self, percent: float, message: str = "") -> bool:
         """Record progress; returns True when it was written (False: throttled or unchanged)."""
@@ -226,7 +229,8 @@ def run_job(
         fail_job(job_id=job_id, message="Interrupted", error=error_text(exc) or repr(exc))
         raise
     heartbeat.stop()
-    if not together and not reporter.recorded:  # (recorded: by the work, in its transaction)
+    # (recorded: by the work, in its transaction; detached: by the job's last part)
+    if not together and not reporter.recorded and not reporter.detached:
         _succeed(job_id, result, reporter.last_message)
 
 

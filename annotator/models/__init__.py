@@ -12,7 +12,7 @@ from annotator.models.accounts import ApiToken
 from annotator.models.documents import Bead, DocumentPair
 from annotator.models.gold import GoldAlignment, GoldReview, GoldRevision, PairMessage
 from annotator.models.grid import Annotation, AnnotationRevision
-from annotator.models.jobs import Job
+from annotator.models.jobs import Job, JobPart
 from annotator.models.projects import (
     Assignment,
     AssignmentPlan,
@@ -40,6 +40,7 @@ __all__ = [
     "GoldReview",
     "GoldRevision",
     "Job",
+    "JobPart",
     "LinksModel",
     "Membership",
     "PairMessage",

@@ -22,6 +22,11 @@ class DocumentPair(models.Model):
         PARALLEL = "parallel", "Parallel"
         COMPARABLE = "comparable", "Comparable"
 
+    class State(models.TextChoices):
+        READY = "ready", "Ready"
+        WAITING = "waiting", "Waiting to be read"
+        FAILED = "failed", "Could not be read"
+
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="document_pairs")
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.PARALLEL)
@@ -39,6 +44,13 @@ class DocumentPair(models.Model):
     source_blocks = models.JSONField(default=list, blank=True)
     target_blocks = models.JSONField(default=list, blank=True)
     aligned_at = models.DateTimeField(null=True, blank=True)
+    # A big upload is stored as it came and read by the align job (``stored`` says where:
+    # the upload folder, the files or zip members, the split mode); until then the pair is
+    # ``waiting`` with no sentences. A file the job cannot read leaves it ``failed``, with
+    # the reason (naming the file) in ``error``.
+    state = models.CharField(max_length=16, choices=State.choices, default=State.READY)
+    error = models.TextField(blank=True)
+    stored = models.JSONField(default=dict, blank=True)
     created_by = models.ForeignKey(
         User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -57,3 +57,32 @@ class Job(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
+
+
+class JobPart(models.Model):
+    """One part of a job spread over several Celery tasks (a ``group``): each part runs in a
+    task of its own and records its outcome here; the part that finds every part finished
+    records the job's result. A failed part fails only itself (its error names what it
+    was); the job's result lists it."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="parts")
+    key = models.CharField(max_length=200)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    result = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["job", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["job", "key"], name="job_part_key_unique"),
+        ]
+        indexes = [models.Index(fields=["job", "status"])]
+
+    def __str__(self) -> str:
+        return f"part {self.key} of job {self.job_id} ({self.status})"

@@ -9,7 +9,7 @@ import zipfile
 import pytest
 
 from annotator.documents import services
-from annotator.documents.reading import DocumentError, Upload, read_archive, read_document
+from annotator.documents.reading import DocumentError, Upload, list_archive, read_document
 from annotator.models import Bead, DocumentPair, Job, SentencePair
 
 DE = (
@@ -83,8 +83,10 @@ def test_an_archive_pairs_documents_by_file_name():
     data = zipped(
         {"a.de": DE, "a.fr": FR, "b.src.html": "<p>Hallo.</p>", "b.tgt.html": "<p>Salut.</p>"}
     )
-    pairs = read_archive(data, filename="docs.zip", source_language="de", target_language="fr")
-    assert [(p.name, p.source.filename, p.target.filename) for p in pairs] == [
+    pairs = list_archive(
+        io.BytesIO(data), filename="docs.zip", source_language="de", target_language="fr"
+    )
+    assert [(p.name, p.source, p.target) for p in pairs] == [
         ("a", "a.de", "a.fr"),
         ("b", "b.src.html", "b.tgt.html"),
     ]

@@ -159,3 +159,19 @@ def test_strict_and_lax_scores():
     assert s.recall_lax == pytest.approx(1.0)
     perfect = score_beads([gold], [gold])
     assert perfect.f1_strict == perfect.f1_lax == 1.0
+
+
+def test_a_path_far_from_the_length_diagonal_widens_the_band_until_it_fits():
+    # 300 long captions only the target has, in the middle: the length diagonal runs ~150
+    # sentences off the true path there, beyond the first band (128 cells), which is then
+    # recentred on the path and doubled until the path no longer touches its edge
+    src = [f"Der Gipfel {1000 + k} wurde von Gruppe {k} erreicht ." for k in range(600)]
+    tgt = [f"Le sommet {1000 + k} fut atteint par le groupe {k} ." for k in range(600)]
+    caption = "Légende de la photographie {} prise depuis le refuge , archives du club , tirage"
+    tgt[300:300] = [caption.format(9000 + k) for k in range(300)]
+    beads = align_parallel(src, tgt)
+    _covers(beads, 600, 900)
+    for b in beads:
+        for i in b.src:
+            assert (i if i < 300 else i + 300) in b.tgt, b
+    assert len({b.tgt[0] for b in beads if not b.src} & set(range(300, 600))) >= 295
