@@ -2,6 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from annotator.accounts.views import profile
+from annotator.accounts.views.forgotten import ForgottenPasswordView
 from annotator.common import converters  # noqa: F401  (registers <id:...>)
 from annotator.common import views as health
 from annotator.corpora import export_page
@@ -33,7 +34,7 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
-    path("accounts/password/reset/", auth_views.PasswordResetView.as_view(), name="password_reset"),
+    path("accounts/password/reset/", ForgottenPasswordView.as_view(), name="password_reset"),
     path(
         "accounts/password/reset/sent/",
         auth_views.PasswordResetDoneView.as_view(),

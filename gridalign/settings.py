@@ -59,6 +59,9 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
+    # first: its templates (the password pages in registration/) win over the admin's, which
+    # would show "Django administration" and lead to the admin's login
+    "annotator",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -70,7 +73,6 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
-    "annotator",
 ]
 
 MIDDLEWARE = [
@@ -313,6 +315,14 @@ EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "") or ""
 EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "") or ""
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "gridalign@localhost")
+# Whether the site really sends mail: with the console backend (the default) nothing leaves the
+# machine, so "Forgotten your password?" says to ask a lead for a reset link instead of
+# promising an e-mail (docs/operations.md, "Mail").
+MAIL_SENDS = env_bool(
+    "MAIL_SENDS",
+    EMAIL_BACKEND not in ("django.core.mail.backends.console.EmailBackend",
+                          "django.core.mail.backends.dummy.EmailBackend"),
+)  # fmt: skip
 
 LOGGING = {
     "version": 1,

@@ -77,6 +77,7 @@ def test_changing_ones_password_revokes_ones_api_tokens(client, annotator, lead)
 def test_a_reset_by_email_link_revokes_the_api_tokens(client, annotator, settings):
     api, _ = _api_with_token(annotator)
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    settings.MAIL_SENDS = True
     annotator.email = "ann@example.org"
     annotator.save()
     client.post("/accounts/password/reset/", {"email": "ann@example.org"})

@@ -1,4 +1,5 @@
-"""The profile page: a user's API tokens — create one (its key shown once), list, revoke."""
+"""The profile page: the user's e-mail address, and their API tokens — create one (its key
+shown once), list, revoke."""
 
 from __future__ import annotations
 
@@ -13,6 +14,14 @@ from annotator.accounts.services.tokens import create_token, revoke_token
 from annotator.models import ApiToken
 
 
+class EmailForm(forms.Form):
+    email = forms.EmailField(
+        required=False,
+        label="E-mail",
+        help_text="Where a forgotten-password link is sent (when this site sends mail).",
+    )
+
+
 class NewTokenForm(forms.Form):
     name = forms.CharField(
         max_length=100, required=False, help_text="A label to tell tokens apart, e.g. 'laptop'."
@@ -23,7 +32,15 @@ class NewTokenForm(forms.Form):
 def profile(request: HttpRequest) -> HttpResponse:
     new_key = None
     form = NewTokenForm()
-    if request.method == "POST":
+    email_form = EmailForm(initial={"email": request.user.email})
+    if request.method == "POST" and request.POST.get("action") == "email":
+        email_form = EmailForm(request.POST)
+        if email_form.is_valid():
+            request.user.email = email_form.cleaned_data["email"]
+            request.user.save(update_fields=["email"])
+            messages.success(request, "E-mail address saved.")
+            return redirect("profile")
+    elif request.method == "POST":
         form = NewTokenForm(request.POST)
         if form.is_valid():
             try:
@@ -32,8 +49,8 @@ def profile(request: HttpRequest) -> HttpResponse:
             except ValueError as exc:
                 form.add_error("name", str(exc))
     tokens = ApiToken.objects.filter(user=request.user).order_by("-created_at", "-id")
-    status = 400 if form.errors else 200
-    context = {"tokens": tokens, "form": form, "new_key": new_key}
+    status = 400 if form.errors or email_form.errors else 200
+    context = {"tokens": tokens, "form": form, "new_key": new_key, "email_form": email_form}
     return render(request, "annotator/profile.html", context, status=status)
 
 

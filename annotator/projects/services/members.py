@@ -12,9 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.tokens import default_token_generator
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
 
 from annotator.models import Membership, Project
 from annotator.projects.services.assignment import withdraw_unstarted
@@ -60,8 +63,9 @@ def remove_member(*, project: Project, user: Any) -> int:
         return withdraw_unstarted(project=project, user=user)
 
 
-def create_annotator(*, project: Project, username: str) -> NewAccount:
-    """A new account with a random one-time password, made an annotator of ``project``."""
+def create_annotator(*, project: Project, username: str, email: str = "") -> NewAccount:
+    """A new account with a random one-time password, made an annotator of ``project``;
+    ``email`` (optional) is where a forgotten-password link goes when the site sends mail."""
     User = get_user_model()
     username = (username or "").strip()
     try:
@@ -76,7 +80,7 @@ def create_annotator(*, project: Project, username: str) -> NewAccount:
         raise MemberError(f"a user named {username!r} exists already: add them instead")
     password = secrets.token_urlsafe(12)
     with transaction.atomic():
-        user = User.objects.create_user(username=username, password=password)
+        user = User.objects.create_user(username=username, password=password, email=email)
         Membership.objects.create(project=project, user=user, role=Membership.Role.ANNOTATOR)
     return NewAccount(user=user, password=password)
 
@@ -86,6 +90,24 @@ def reset_password(*, project: Project, user: Any, by: Any) -> NewAccount:
     working), reset by ``by``. A lead may reset only annotators of their own project who lead
     no project, are not staff, and work in no project ``by`` does not lead: a lead never takes
     over another lead's or an administrator's account, nor an account another team uses."""
+    _check_may_reset(project=project, user=user, by=by)
+    password = secrets.token_urlsafe(12)
+    user.set_password(password)
+    user.save(update_fields=["password"])
+    return NewAccount(user=user, password=password)
+
+
+def reset_token(*, project: Project, user: Any, by: Any) -> tuple[str, str]:
+    """The (uidb64, token) of a one-time link where the annotator chooses a new password
+    themselves (Django's password-reset confirmation page: it stops working once used, once
+    the password changes otherwise, and after PASSWORD_RESET_TIMEOUT), for ``by`` to hand over
+    when the site sends no mail. The same rule as ``reset_password``; the password stays."""
+    _check_may_reset(project=project, user=user, by=by)
+    return urlsafe_base64_encode(force_bytes(user.pk)), default_token_generator.make_token(user)
+
+
+def _check_may_reset(*, project: Project, user: Any, by: Any) -> None:
+    """Raises MemberError unless ``by`` may reset ``user``'s password (``reset_password``)."""
     membership = Membership.objects.filter(project=project, user=user).first()
     if membership is None or membership.role != Membership.Role.ANNOTATOR:
         raise MemberError("no such annotator in this project")
@@ -103,10 +125,6 @@ def reset_password(*, project: Project, user: Any, by: Any) -> NewAccount:
             f"{user.get_username()} also works in projects you do not lead: only staff may "
             "reset their password (in the admin)"
         )
-    password = secrets.token_urlsafe(12)
-    user.set_password(password)
-    user.save(update_fields=["password"])
-    return NewAccount(user=user, password=password)
 
 
 def _works_beyond(user: Any, by: Any) -> bool:

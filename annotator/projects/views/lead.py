@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -69,12 +70,15 @@ class AddMemberForm(forms.Form):
 
 class NewAnnotatorForm(forms.Form):
     username = forms.CharField(max_length=150, label="New annotator's username")
+    email = forms.EmailField(
+        required=False, label="E-mail (optional)", help_text="where a forgotten-password link goes"
+    )
 
 
 @never_cache
 @lead_page
 def members_page(request: HttpRequest, project: Project) -> HttpResponse:
-    add_form, new_form, new_account = AddMemberForm(), NewAnnotatorForm(), None
+    add_form, new_form, new_account, reset_link = AddMemberForm(), NewAnnotatorForm(), None, None
     if request.method == "POST":
         action = request.POST.get("action")
         try:
@@ -93,7 +97,9 @@ def members_page(request: HttpRequest, project: Project) -> HttpResponse:
                 if new_form.is_valid():
                     # Shown once in this response, never stored in the session or a message.
                     new_account = member_services.create_annotator(
-                        project=project, username=new_form.cleaned_data["username"]
+                        project=project,
+                        username=new_form.cleaned_data["username"],
+                        email=new_form.cleaned_data["email"],
                     )
                     new_form = NewAnnotatorForm()
             elif action == "reset":
@@ -101,6 +107,15 @@ def members_page(request: HttpRequest, project: Project) -> HttpResponse:
                 new_account = member_services.reset_password(
                     project=project, user=user, by=request.user
                 )
+            elif action == "link":
+                user = get_object_or_404(User, pk=_int(request.POST.get("user")))
+                uid, token = member_services.reset_token(
+                    project=project, user=user, by=request.user
+                )
+                link = request.build_absolute_uri(
+                    reverse("password_reset_confirm", args=[uid, token])
+                )
+                reset_link = {"user": user, "url": link}
             elif action == "remove":
                 user = get_object_or_404(User, pk=_int(request.POST.get("user")))
                 withdrawn = member_services.remove_member(project=project, user=user)
@@ -127,7 +142,8 @@ def members_page(request: HttpRequest, project: Project) -> HttpResponse:
         request,
         "annotator/lead_members.html",
         {"project": project, "rows": rows, "add_form": add_form, "new_form": new_form,
-         "new_account": new_account},
+         "new_account": new_account, "reset_link": reset_link,
+         "reset_days": settings.PASSWORD_RESET_TIMEOUT // 86400},
         status=status,
     )  # fmt: skip
 
