@@ -35,7 +35,7 @@ import math
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -45,7 +45,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from alignment_core.progress import Progress
-from annotator.jobs.registry import Work, records_success_with_work, work_for
+from annotator.jobs.registry import Work, on_failed_for, records_success_with_work, work_for
 from annotator.models import Job
 
 logger = logging.getLogger(__name__)
@@ -107,6 +107,8 @@ class JobReporter:
         self.recorded = False
         # Called before that write (``run_job`` stops the heartbeat there).
         self.before_success: Callable[[], None] | None = None
+        # Set by ``hand_off``: the job goes on in other tasks, which record its outcome.
+        self.handed_off = False
 
     def progress(self, percent: float, message: str = "") -> bool:
         """Record progress; returns True when it was written (False: throttled or unchanged)."""
@@ -157,6 +159,12 @@ class JobReporter:
             if not _succeed(self.job_id, result, self.last_message):
                 raise RuntimeError("the job was failed while it ran; its work is undone")
             self.recorded = True
+
+    def hand_off(self) -> None:
+        """Say the job goes on in other tasks (a chunked seeding's chords): when the work
+        returns, the job stays running, and those tasks beat its heartbeat, report its
+        progress and record its success (:func:`succeed_job`) or failure."""
+        self.handed_off = True
 
     def as_progress(self) -> Progress:
         """This reporter as the core's ``progress(fraction, message)`` (fraction 0–1)."""
@@ -226,8 +234,32 @@ def run_job(
         fail_job(job_id=job_id, message="Interrupted", error=error_text(exc) or repr(exc))
         raise
     heartbeat.stop()
-    if not together and not reporter.recorded:  # (recorded: by the work, in its transaction)
+    # recorded: by the work, in its transaction; handed off: other tasks will record it
+    if not together and not reporter.recorded and not reporter.handed_off:
         _succeed(job_id, result, reporter.last_message)
+
+
+@contextlib.contextmanager
+def heartbeat_of(job_id: int) -> Iterator[None]:
+    """Beat job ``job_id``'s heartbeat while the block runs: a task that does part of a job
+    whose work was handed off (``JobReporter.hand_off``)."""
+    heartbeat = _Heartbeat(job_id, interval=default_heartbeat_interval(), using=bookkeeping_alias())
+    heartbeat.start()
+    try:
+        yield
+    finally:
+        heartbeat.stop()
+
+
+def advance_job(*, job_id: int, percent: float, message: str) -> bool:
+    """Move a running job's progress to ``percent`` (0–100) with ``message``, never backwards:
+    the parts of a handed-off job finish in any order, in several processes. True if written."""
+    value = int(min(100.0, max(0.0, float(percent))))
+    return bool(
+        Job.objects.using(bookkeeping_alias())
+        .filter(pk=job_id, status=Job.Status.RUNNING, progress__lte=value)
+        .update(progress=value, message=message[:MESSAGE_MAX], heartbeat_at=timezone.now())
+    )
 
 
 def _claim(job_id: int) -> Job | None:
@@ -241,6 +273,17 @@ def _claim(job_id: int) -> Job | None:
         logger.warning("job %s not run: it is %s", job_id, state or "missing")
         return None
     return Job.objects.get(pk=job_id)
+
+
+def succeed_job(*, job_id: int, result: dict[str, Any] | None, message: str) -> None:
+    """Record the success of a job whose work went on in other tasks (``hand_off``), from
+    inside the transaction that writes its last part, so both commit together. Raises if the
+    job was failed meanwhile, so that transaction rolls back."""
+    if not connection.in_atomic_block:
+        raise RuntimeError("succeed_job belongs inside the work's transaction")
+    json.dumps(result)
+    if not _succeed(job_id, result, message[:MESSAGE_MAX]):
+        raise RuntimeError("the job was failed while it ran; its work is undone")
 
 
 def _succeed(job_id: int, result: dict[str, Any] | None, last_message: str) -> bool:
@@ -272,7 +315,7 @@ def _succeed(job_id: int, result: dict[str, Any] | None, last_message: str) -> b
 def fail_job(*, job_id: int, message: str, error: str) -> bool:
     """Mark an unfinished job failed (a finished one is left as it is). True if it changed."""
     now = timezone.now()
-    return bool(
+    failed = bool(
         Job.objects.filter(pk=job_id, status__in=UNFINISHED).update(
             status=Job.Status.FAILED,
             message=message[:MESSAGE_MAX],
@@ -280,6 +323,22 @@ def fail_job(*, job_id: int, message: str, error: str) -> bool:
             finished_at=now,
         )
     )
+    if failed:
+        clean_up_failed(job_id)
+    return failed
+
+
+def clean_up_failed(job_id: int) -> None:
+    """Run the failed job's kind's clean-up (``JobKind.on_failed``: a chunked seeding deletes
+    its unpublished run). Logged, never raised: the job is failed whatever it does."""
+    kind = Job.objects.filter(pk=job_id).values_list("kind", flat=True).first()
+    clean_up = on_failed_for(kind) if kind else None
+    if clean_up is None:
+        return
+    try:
+        clean_up(job_id)
+    except Exception:
+        logger.exception("could not clean up after failed job %s", job_id)
 
 
 def fail_stale_jobs(*, now: datetime | None = None) -> int:
@@ -304,9 +363,12 @@ def fail_stale_jobs(*, now: datetime | None = None) -> int:
             f"JOB_STALE_AFTER is {stale_after} s): the worker running this job stopped "
             "(killed, out of memory, or restarted)."
         )
-        failed += Job.objects.filter(
-            pk=job_id, status=Job.Status.RUNNING, heartbeat_at=beat
-        ).update(status=Job.Status.FAILED, message=STALE_MESSAGE, error=error, finished_at=now)
+        swept = Job.objects.filter(pk=job_id, status=Job.Status.RUNNING, heartbeat_at=beat).update(
+            status=Job.Status.FAILED, message=STALE_MESSAGE, error=error, finished_at=now
+        )
+        if swept:
+            clean_up_failed(job_id)
+        failed += swept
     failed += _fail_jobs_never_picked_up(now=now)
     if failed:
         logger.warning("failed %d stale job(s)", failed)

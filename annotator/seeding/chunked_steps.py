@@ -1,0 +1,280 @@
+"""The tasks' work of a chunked seeding (``annotator.seeding.chunked`` has the design): the plan
+the seed job runs, then each E-step chunk, M-step, the fit, each align chunk and the publish.
+
+Every function here takes ids, runs inside :func:`unit` (is the job still running? how many
+times was this unit started? the heartbeat; any error fails the job, which discards what it
+wrote) and is idempotent. The aligner is imported inside them: in the worker only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import logging
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import OuterRef, Subquery
+
+from alignment_core.aligner.posteriors import quantise_posteriors
+from annotator.jobs.runner import JobReporter, error_text, fail_job, heartbeat_of, succeed_job
+from annotator.models import AlignerRun, Assignment, Job, Project, SeedAlignment
+from annotator.seeding.chunked import (
+    Plan,
+    count_attempt,
+    job_folder,
+    mark_done,
+    new_plan,
+    pair_token_rows,
+    read_plan,
+    running,
+    save_plan,
+    seeding_canvas,
+    write_atomically,
+)
+
+logger = logging.getLogger(__name__)
+
+
+class ChunkFailed(Exception):
+    """A unit of a chunked seeding could not be done; its job is failed with this message."""
+
+
+@contextlib.contextmanager
+def unit(job_id: int, what: str) -> Iterator[bool]:
+    """Run one unit (``estep-2-5``, ``align-7``...) of job ``job_id``: yields False when the job
+    is no longer running (failed meanwhile: the unit does nothing). Counts the unit's starts: a
+    unit started SEED_TASK_MAX_ATTEMPTS times (its worker died each time) fails the job, as
+    does any exception (re-raised, so Celery records it and the chord stops)."""
+    if not running(job_id):
+        yield False
+        return
+    attempts = count_attempt(job_id, what)
+    with heartbeat_of(job_id):
+        try:
+            if attempts > settings.SEED_TASK_MAX_ATTEMPTS:
+                raise ChunkFailed(
+                    f"{what} was started {attempts} times: its worker died each time "
+                    "(killed, or out of memory?)"
+                )
+            yield True
+        except Exception as exc:
+            logger.exception("chunked seeding job %s: %s failed", job_id, what)
+            fail_job(job_id=job_id, message=f"Failed: {type(exc).__name__}: {exc}",
+                     error=error_text(exc))  # fmt: skip
+            raise
+
+
+# --- the plan (the seed job's own task) -------------------------------------------------------
+
+
+def start_chunked_seed(job: Job, reporter: JobReporter, *, n_pairs: int) -> dict[str, Any]:
+    """Write the workspace and the plan, create the unpublished run, send the canvas, and hand
+    the job off to it. Returns what the job says while its chunks run."""
+    from alignment_core.aligner import workspace
+
+    project = job.project
+    folder = job_folder(job.pk)
+    folder.mkdir(parents=True, exist_ok=True)
+    cfg = aligner_config(project)
+    gold = gold_by_index(project) if job.params.get("use_gold", True) else {}
+    reporter.progress(0.5, f"writing {n_pairs} pairs into the training workspace")
+    tokens = ((src, tgt) for _, src, tgt in pair_token_rows(project.pk))
+    ws = workspace.create(folder / "workspace", tokens, cfg, gold, settings.SEED_CHUNK_PAIRS)
+    plan = new_plan(job=job, project=project, pairs=n_pairs, gold_pairs=len(gold),
+                    steps=ws.n_steps)  # fmt: skip
+    if ws.n_chunks != plan.chunks:
+        raise RuntimeError(f"the workspace has {ws.n_chunks} chunks, the plan {plan.chunks}")
+    run = AlignerRun.objects.create(
+        project=project,
+        kind=AlignerRun.Kind.ALIGNER,
+        job=job,
+        config={**dataclasses.asdict(cfg), "model_kind": "hmm", "chunked": True,
+                "chunk_pairs": plan.chunk_pairs, "chunks": plan.chunks},
+        gold_pairs=len(gold),
+        note=_note(len(gold)),
+        published=False,
+    )  # fmt: skip
+    plan = dataclasses.replace(plan, run=run.pk)
+    save_plan(plan)
+    reporter.progress(2, f"{plan.steps} EM steps over {plan.chunks} chunks of "
+                         f"{plan.chunk_pairs} pairs")  # fmt: skip
+    reporter.hand_off()
+    seeding_canvas(plan).apply_async()
+    return {"chunks": plan.chunks, "steps": plan.steps}
+
+
+def aligner_config(project: Project) -> Any:
+    from alignment_core.aligner.config import AlignerConfig
+
+    return AlignerConfig(identity_lexicon=project.monolingual)
+
+
+def gold_by_index(project: Project) -> dict[int, Any]:
+    """The project's non-trial gold as alignments, keyed by the pair's 0-based index in the
+    project's pair order (the workspace's order)."""
+    from annotator.links import to_alignment
+    from annotator.models import GoldAlignment
+
+    ordered = project.pairs.order_by("position", "id").values_list("id", flat=True)
+    index_of = {pair_id: n for n, pair_id in enumerate(ordered.iterator(chunk_size=10_000))}
+    rows = GoldAlignment.objects.filter(pair__project=project, pair__is_trial=False)
+    return {index_of[pair_id]: to_alignment(links)
+            for pair_id, links in rows.values_list("pair_id", "links")}  # fmt: skip
+
+
+def _note(n_gold: int) -> str:
+    how = "the HMM with the gold as counts" if n_gold else "the HMM"
+    return f"chunked over the workers: {how}"
+
+
+# --- EM ---------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=4)
+def _workspace(job_id: int) -> Any:
+    """The job's workspace, opened once per worker process (a job's chunks come in turn)."""
+    from alignment_core.aligner import workspace
+
+    return workspace.open(job_folder(job_id) / "workspace")
+
+
+def estep(job_id: int, step: int, chunk: int) -> None:
+    """One chunk's expected counts of EM step ``step``, written into the workspace."""
+    what = f"estep-{step}-{chunk}"
+    with unit(job_id, what) as go:
+        if go:
+            _workspace(job_id).estep(step, chunk)
+            mark_done(read_plan(job_id), what)
+
+
+def mstep(job_id: int, step: int) -> None:
+    """Step ``step``'s M-step: the chunks' counts summed in chunk order, normalised."""
+    what = f"mstep-{step}"
+    with unit(job_id, what) as go:
+        if go:
+            _workspace(job_id).mstep(step)
+            mark_done(read_plan(job_id), what)
+
+
+def fit(job_id: int) -> None:
+    """The seed model from the trained workspace, saved where the align chunks read it."""
+    with unit(job_id, "fit") as go:
+        if go:
+            model = _workspace(job_id).model()
+            path = job_folder(job_id) / "model.npz"
+            tmp = path.with_name("model.tmp.npz")
+            model.save(tmp)
+            tmp.replace(path)
+            mark_done(read_plan(job_id), "fit")
+
+
+@functools.lru_cache(maxsize=2)
+def _seed_model(job_id: int) -> Any:
+    """The job's seed model, loaded once per worker process."""
+    from alignment_core.aligner.model import AlignerModel
+    from alignment_core.aligner.seed_model import SeedModel
+
+    hmm = AlignerModel.load(job_folder(job_id) / "model.npz")
+    return SeedModel(kind="hmm", hmm=hmm)
+
+
+# --- align, write, publish --------------------------------------------------------------------
+
+
+def align(job_id: int, chunk: int) -> None:
+    """Align chunk ``chunk``'s pairs and write their seeds under the unpublished run, in one
+    transaction that first deletes any this chunk wrote before (a redelivered chunk)."""
+    what = f"align-{chunk}"
+    with unit(job_id, what) as go:
+        if go:
+            plan = read_plan(job_id)
+            rows = list(pair_token_rows(plan.project, *plan.chunk_range(chunk)))
+            seeds = _seeds(plan, _seed_model(job_id), rows)
+            with transaction.atomic():
+                if not AlignerRun.objects.filter(pk=plan.run, published=False).exists():
+                    raise ChunkFailed(f"aligner run {plan.run} is gone (its job was failed)")
+                mine = SeedAlignment.all_runs.filter(aligner_run_id=plan.run,
+                                                     pair_id__in=[r[0] for r in rows])  # fmt: skip
+                mine._raw_delete(mine.db)
+                SeedAlignment.all_runs.bulk_create(seeds, batch_size=2000)
+            links = sum(len(seed.links) for seed in seeds)
+            write_atomically(job_folder(job_id) / "done" / f"links-{chunk}", str(links).encode())
+            mark_done(plan, what)
+
+
+def chunk_links(job_id: int, chunk: int) -> int:
+    """The number of links align chunk ``chunk`` wrote."""
+    return int((job_folder(job_id) / "done" / f"links-{chunk}").read_text())
+
+
+def _reseed_unstarted(project_id: int, run_id: int) -> tuple[int, int]:
+    """Point every assignment nobody started at its pair's seed of run ``run_id``, in one
+    statement (no pair-to-seed map in memory); the started ones keep theirs. (reseeded,
+    kept), as ``services._reseed_unstarted``."""
+    of_project = Assignment.objects.filter(pair__project_id=project_id)
+    unstarted = of_project.filter(status=Assignment.Status.ASSIGNED, annotation__isnull=True)
+    new_seed = SeedAlignment.all_runs.filter(aligner_run_id=run_id, pair_id=OuterRef("pair_id"))
+    reseeded = Assignment.objects.filter(pk__in=unstarted.values("pk")).update(
+        seed_id=Subquery(new_seed.values("id")[:1])
+    )
+    return reseeded, of_project.count() - reseeded
+
+
+def _seeds(plan: Plan, model: Any, rows: list[tuple]) -> list[SeedAlignment]:
+    from alignment_core.aligner.seed_model import uncertainty
+
+    alignments, matrices = model.predict([(src, tgt) for _, src, tgt in rows])
+    return [
+        SeedAlignment(
+            pair_id=pair_id,
+            aligner_run_id=plan.run,
+            links=alignment.to_links(),
+            posteriors=quantise_posteriors(matrix),
+            uncertainty=uncertainty(matrix),
+        )
+        for (pair_id, _, _), alignment, matrix in zip(rows, alignments, matrices, strict=True)
+    ]
+
+
+def publish(job_id: int) -> None:
+    """Publish the run in one transaction: check every pair has its seed, mark the run
+    published, point unstarted assignments at the new seeds, record the job's success."""
+    with unit(job_id, "publish") as go:
+        if go:
+            plan = read_plan(job_id)
+            with transaction.atomic():
+                _publish(plan)
+            _workspace.cache_clear()
+            _seed_model.cache_clear()
+            shutil.rmtree(job_folder(job_id), ignore_errors=True)
+
+
+def _publish(plan: Plan) -> None:
+    run = AlignerRun.objects.select_for_update().get(pk=plan.run)
+    written = SeedAlignment.all_runs.filter(aligner_run=run).count()
+    if written != plan.pairs:
+        raise ChunkFailed(f"{written} seeds written for {plan.pairs} pairs")
+    run.published = True
+    run.save(update_fields=["published"])
+    reseeded, kept = _reseed_unstarted(plan.project, run.pk)
+    links = sum(chunk_links(plan.job, c) for c in range(plan.chunks))
+    result = {
+        "aligner_run": run.pk,
+        "pairs": plan.pairs,
+        "gold_pairs": plan.gold_pairs,
+        "links": links,
+        "assignments_reseeded": reseeded,
+        "assignments_kept": kept,
+        "model": "hmm",
+        "model_note": run.note,
+        "chunks": plan.chunks,
+        "chunk_pairs": plan.chunk_pairs,
+        "em_steps": plan.steps,
+    }
+    message = f"Wrote {plan.pairs} seeds ({links} links); {reseeded} assignments reseeded"
+    succeed_job(job_id=plan.job, result=result, message=message)
