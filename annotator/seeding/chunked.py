@@ -112,22 +112,23 @@ def write_atomically(path: Path, data: bytes) -> None:
 # --- the canvas ---------------------------------------------------------------------------
 
 
-def _task(name: str, *args: int) -> Any:
-    """An immutable signature of seeding task ``name`` (by name: services import no task)."""
-    return signature(TASK_PREFIX + name, args=args, immutable=True)
+def seeding_canvas(plan: Plan, *, queue: str | None = None) -> Any:
+    """The chain of chords that trains, aligns and publishes (see the module notes), every
+    task sent to ``queue`` (None: the task's route, as configured)."""
+    job, chunks = plan.job, range(plan.chunks)
+    options = {"queue": queue} if queue else {}
 
+    def _task(name: str, *args: int) -> Any:
+        # by name: services import no task; immutable: no task reads another's result
+        return signature(TASK_PREFIX + name, args=args, immutable=True, **options)
 
-def seeding_canvas(plan: Plan) -> Any:
-    """The chain of chords that trains, aligns and publishes (see the module notes)."""
-    job = plan.job
+    # lists, not generators: a group reads a generator lazily, after ``step`` has moved on
     parts: list[Any] = [
-        chord(group(_task("estep", job, step, c) for c in range(plan.chunks)),
-              _task("mstep", job, step))
+        chord(group([_task("estep", job, step, c) for c in chunks]), _task("mstep", job, step))
         for step in range(plan.steps)
-    ]  # fmt: skip
+    ]
     parts.append(_task("fit", job))
-    parts.append(chord(group(_task("align", job, c) for c in range(plan.chunks)),
-                       _task("publish", job)))  # fmt: skip
+    parts.append(chord(group([_task("align", job, c) for c in chunks]), _task("publish", job)))
     return chain(*parts)
 
 
@@ -164,6 +165,14 @@ def count_attempt(job_id: int, what: str) -> int:
     with open(folder / what, "ab") as f:
         f.write(b".")
         return f.tell()
+
+
+def retried_units(job_id: int) -> list[str]:
+    """The units started more than once, sorted."""
+    folder = job_folder(job_id) / "attempts"
+    if not folder.exists():
+        return []
+    return sorted(f.name for f in folder.iterdir() if f.stat().st_size > 1)
 
 
 def running(job_id: int) -> bool:

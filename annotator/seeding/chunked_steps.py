@@ -31,6 +31,7 @@ from annotator.seeding.chunked import (
     new_plan,
     pair_token_rows,
     read_plan,
+    retried_units,
     running,
     save_plan,
     seeding_canvas,
@@ -104,8 +105,17 @@ def start_chunked_seed(job: Job, reporter: JobReporter, *, n_pairs: int) -> dict
     reporter.progress(2, f"{plan.steps} EM steps over {plan.chunks} chunks of "
                          f"{plan.chunk_pairs} pairs")  # fmt: skip
     reporter.hand_off()
-    seeding_canvas(plan).apply_async()
+    seeding_canvas(plan, queue=_own_queue()).apply_async()
     return {"chunks": plan.chunks, "steps": plan.steps}
+
+
+def _own_queue() -> str | None:
+    """The queue the seed job's own task came from: its parts go there too, so workers that
+    take seed jobs (a deployment may route them to a queue of their own) take its chunks."""
+    from celery import current_task
+
+    info = getattr(getattr(current_task, "request", None), "delivery_info", None) or {}
+    return info.get("routing_key") or None
 
 
 def aligner_config(project: Project) -> Any:
@@ -135,12 +145,17 @@ def _note(n_gold: int) -> str:
 # --- EM ---------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=4)
 def _workspace(job_id: int) -> Any:
     """The job's workspace, opened once per worker process (a job's chunks come in turn)."""
+    return _open_workspace(str(job_folder(job_id) / "workspace"), read_plan(job_id).run)
+
+
+@functools.lru_cache(maxsize=4)
+def _open_workspace(path: str, run: int) -> Any:
+    """(keyed by the run too: a folder path may come again, for a new job of a new database)"""
     from alignment_core.aligner import workspace
 
-    return workspace.open(job_folder(job_id) / "workspace")
+    return workspace.open(path)
 
 
 def estep(job_id: int, step: int, chunk: int) -> None:
@@ -173,14 +188,17 @@ def fit(job_id: int) -> None:
             mark_done(read_plan(job_id), "fit")
 
 
-@functools.lru_cache(maxsize=2)
 def _seed_model(job_id: int) -> Any:
     """The job's seed model, loaded once per worker process."""
+    return _load_seed_model(str(job_folder(job_id) / "model.npz"), read_plan(job_id).run)
+
+
+@functools.lru_cache(maxsize=2)
+def _load_seed_model(path: str, run: int) -> Any:
     from alignment_core.aligner.model import AlignerModel
     from alignment_core.aligner.seed_model import SeedModel
 
-    hmm = AlignerModel.load(job_folder(job_id) / "model.npz")
-    return SeedModel(kind="hmm", hmm=hmm)
+    return SeedModel(kind="hmm", hmm=AlignerModel.load(path))
 
 
 # --- align, write, publish --------------------------------------------------------------------
@@ -249,8 +267,8 @@ def publish(job_id: int) -> None:
             plan = read_plan(job_id)
             with transaction.atomic():
                 _publish(plan)
-            _workspace.cache_clear()
-            _seed_model.cache_clear()
+            _open_workspace.cache_clear()
+            _load_seed_model.cache_clear()
             shutil.rmtree(job_folder(job_id), ignore_errors=True)
 
 
@@ -275,6 +293,9 @@ def _publish(plan: Plan) -> None:
         "chunks": plan.chunks,
         "chunk_pairs": plan.chunk_pairs,
         "em_steps": plan.steps,
+        # the parts that ran more than once (their worker died: redelivered), for whoever
+        # wonders why the job took longer
+        "retried": retried_units(plan.job),
     }
     message = f"Wrote {plan.pairs} seeds ({links} links); {reseeded} assignments reseeded"
     succeed_job(job_id=plan.job, result=result, message=message)
