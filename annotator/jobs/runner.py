@@ -314,22 +314,24 @@ def _succeed(job_id: int, result: dict[str, Any] | None, last_message: str) -> b
 
 def fail_job(*, job_id: int, message: str, error: str) -> bool:
     """Mark an unfinished job failed (a finished one is left as it is). True if it changed."""
-    now = timezone.now()
-    failed = bool(
-        Job.objects.filter(pk=job_id, status__in=UNFINISHED).update(
+    unfinished = Job.objects.filter(pk=job_id, status__in=UNFINISHED)
+    if not unfinished.exists():
+        return False
+    # cleaned up first, so a job seen failed has nothing half-written left (were it to
+    # succeed meanwhile, its kind's clean-up leaves what it published alone)
+    clean_up_failed(job_id)
+    return bool(
+        unfinished.update(
             status=Job.Status.FAILED,
             message=message[:MESSAGE_MAX],
             error=error[-ERROR_MAX:],
-            finished_at=now,
+            finished_at=timezone.now(),
         )
     )
-    if failed:
-        clean_up_failed(job_id)
-    return failed
 
 
 def clean_up_failed(job_id: int) -> None:
-    """Run the failed job's kind's clean-up (``JobKind.on_failed``: a chunked seeding deletes
+    """Run the failing job's kind's clean-up (``JobKind.on_failed``: a chunked seeding deletes
     its unpublished run). Logged, never raised: the job is failed whatever it does."""
     kind = Job.objects.filter(pk=job_id).values_list("kind", flat=True).first()
     clean_up = on_failed_for(kind) if kind else None
