@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import os
 import shutil
 from collections.abc import Iterator
@@ -49,7 +48,7 @@ from django.conf import settings
 from django.db import transaction
 
 from annotator.jobs.runner import advance_job
-from annotator.models import AlignerRun, Job, Project, SeedAlignment
+from annotator.models import AlignerRun, Job, SeedAlignment
 
 logger = logging.getLogger(__name__)
 
@@ -68,8 +67,10 @@ class Plan:
     run: int
     pairs: int
     chunk_pairs: int
-    chunks: int
+    chunks: int  # EM chunks: the corpus's, then the identity lexicon's (monolingual projects)
+    align_chunks: int  # the chunks holding the project's pairs: 0..align_chunks-1
     steps: int
+    labels: list[str]  # each EM step's name ("HMM iteration 2/5")
     gold_pairs: int
     use_gold: bool
 
@@ -77,12 +78,7 @@ class Plan:
     def units(self) -> int:
         """The progress bar's units: every step's chunks and M-step, the fit, each align
         chunk, the publish."""
-        return self.steps * (self.chunks + 1) + 1 + self.chunks + 1
-
-    def chunk_range(self, chunk: int) -> tuple[int, int]:
-        """The 0-based [start, stop) of ``chunk``'s pairs in the project's pair order."""
-        start = chunk * self.chunk_pairs
-        return start, min(start + self.chunk_pairs, self.pairs)
+        return self.steps * (self.chunks + 1) + 1 + self.align_chunks + 1
 
 
 def chunked(n_pairs: int) -> bool:
@@ -128,7 +124,8 @@ def seeding_canvas(plan: Plan, *, queue: str | None = None) -> Any:
         for step in range(plan.steps)
     ]
     parts.append(_task("fit", job))
-    parts.append(chord(group([_task("align", job, c) for c in chunks]), _task("publish", job)))
+    aligned = range(plan.align_chunks)
+    parts.append(chord(group([_task("align", job, c) for c in aligned]), _task("publish", job)))
     return chain(*parts)
 
 
@@ -149,12 +146,12 @@ def mark_done(plan: Plan, what: str) -> None:
 def _message(plan: Plan, what: str) -> str:
     kind, *numbers = what.split("-")
     if kind == "estep":
-        return f"EM step {int(numbers[0]) + 1} of {plan.steps} over {plan.chunks} chunks"
+        return f"{plan.labels[int(numbers[0])]}: E-step over {plan.chunks} chunks"
     if kind == "mstep":
-        return f"EM step {int(numbers[0]) + 1} of {plan.steps} done"
+        return f"{plan.labels[int(numbers[0])]} done"
     if kind == "fit":
         return "seed model trained; aligning"
-    return f"aligning and writing {plan.pairs} pairs in {plan.chunks} chunks"
+    return f"aligning and writing {plan.pairs} pairs in {plan.align_chunks} chunks"
 
 
 def count_attempt(job_id: int, what: str) -> int:
@@ -182,15 +179,20 @@ def running(job_id: int) -> bool:
 # --- planning --------------------------------------------------------------------------------
 
 
-def new_plan(*, job: Job, project: Project, pairs: int, gold_pairs: int, steps: int) -> Plan:
+def new_plan(*, job: Job, run: AlignerRun, pairs: int, gold_pairs: int, workspace: Any) -> Plan:
+    """The plan of ``job`` over its (just created) training ``workspace``."""
+    if workspace.meta["n_pairs"] != pairs:
+        raise RuntimeError(f"the workspace holds {workspace.meta['n_pairs']} pairs, not {pairs}")
     return Plan(
         job=job.pk,
-        project=project.pk,
-        run=0,
+        project=run.project_id,
+        run=run.pk,
         pairs=pairs,
         chunk_pairs=settings.SEED_CHUNK_PAIRS,
-        chunks=math.ceil(pairs / settings.SEED_CHUNK_PAIRS),
-        steps=steps,
+        chunks=workspace.n_chunks,
+        align_chunks=workspace.n_corpus_chunks,
+        steps=workspace.n_steps,
+        labels=[workspace.step_label(step) for step in range(workspace.n_steps)],
         gold_pairs=gold_pairs,
         use_gold=bool(job.params.get("use_gold", True)),
     )

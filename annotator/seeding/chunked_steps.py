@@ -76,7 +76,7 @@ def unit(job_id: int, what: str) -> Iterator[bool]:
 def start_chunked_seed(job: Job, reporter: JobReporter, *, n_pairs: int) -> dict[str, Any]:
     """Write the workspace and the plan, create the unpublished run, send the canvas, and hand
     the job off to it. Returns what the job says while its chunks run."""
-    from alignment_core.aligner import workspace
+    from alignment_core.aligner.workspace import Workspace
 
     project = job.project
     folder = job_folder(job.pk)
@@ -85,22 +85,18 @@ def start_chunked_seed(job: Job, reporter: JobReporter, *, n_pairs: int) -> dict
     gold = gold_by_index(project) if job.params.get("use_gold", True) else {}
     reporter.progress(0.5, f"writing {n_pairs} pairs into the training workspace")
     tokens = ((src, tgt) for _, src, tgt in pair_token_rows(project.pk))
-    ws = workspace.create(folder / "workspace", tokens, cfg, gold, settings.SEED_CHUNK_PAIRS)
-    plan = new_plan(job=job, project=project, pairs=n_pairs, gold_pairs=len(gold),
-                    steps=ws.n_steps)  # fmt: skip
-    if ws.n_chunks != plan.chunks:
-        raise RuntimeError(f"the workspace has {ws.n_chunks} chunks, the plan {plan.chunks}")
+    ws = Workspace.create(folder / "workspace", tokens, cfg, gold, cfg.chunk_pairs)
     run = AlignerRun.objects.create(
         project=project,
         kind=AlignerRun.Kind.ALIGNER,
         job=job,
         config={**dataclasses.asdict(cfg), "model_kind": "hmm", "chunked": True,
-                "chunk_pairs": plan.chunk_pairs, "chunks": plan.chunks},
+                "chunks": ws.n_chunks},
         gold_pairs=len(gold),
         note=_note(len(gold)),
         published=False,
     )  # fmt: skip
-    plan = dataclasses.replace(plan, run=run.pk)
+    plan = new_plan(job=job, run=run, pairs=n_pairs, gold_pairs=len(gold), workspace=ws)
     save_plan(plan)
     reporter.progress(2, f"{plan.steps} EM steps over {plan.chunks} chunks of "
                          f"{plan.chunk_pairs} pairs")  # fmt: skip
@@ -119,9 +115,14 @@ def _own_queue() -> str | None:
 
 
 def aligner_config(project: Project) -> Any:
+    """The aligner's settings for ``project``: ``seed_project``'s, with EM chunks of
+    SEED_CHUNK_PAIRS pairs (the chunking is part of the result: ``seed_project`` with the
+    same ``chunk_pairs`` gives the same seeds)."""
     from alignment_core.aligner.config import AlignerConfig
 
-    return AlignerConfig(identity_lexicon=project.monolingual)
+    return AlignerConfig(
+        identity_lexicon=project.monolingual, chunk_pairs=settings.SEED_CHUNK_PAIRS
+    )
 
 
 def gold_by_index(project: Project) -> dict[int, Any]:
@@ -153,9 +154,9 @@ def _workspace(job_id: int) -> Any:
 @functools.lru_cache(maxsize=4)
 def _open_workspace(path: str, run: int) -> Any:
     """(keyed by the run too: a folder path may come again, for a new job of a new database)"""
-    from alignment_core.aligner import workspace
+    from alignment_core.aligner.workspace import Workspace
 
-    return workspace.open(path)
+    return Workspace.open(path)
 
 
 def estep(job_id: int, step: int, chunk: int) -> None:
@@ -211,7 +212,7 @@ def align(job_id: int, chunk: int) -> None:
     with unit(job_id, what) as go:
         if go:
             plan = read_plan(job_id)
-            rows = list(pair_token_rows(plan.project, *plan.chunk_range(chunk)))
+            rows = list(pair_token_rows(plan.project, *_workspace(job_id).chunk_pairs(chunk)))
             seeds = _seeds(plan, _seed_model(job_id), rows)
             with transaction.atomic():
                 if not AlignerRun.objects.filter(pk=plan.run, published=False).exists():
@@ -280,7 +281,7 @@ def _publish(plan: Plan) -> None:
     run.published = True
     run.save(update_fields=["published"])
     reseeded, kept = _reseed_unstarted(plan.project, run.pk)
-    links = sum(chunk_links(plan.job, c) for c in range(plan.chunks))
+    links = sum(chunk_links(plan.job, c) for c in range(plan.align_chunks))
     result = {
         "aligner_run": run.pk,
         "pairs": plan.pairs,
@@ -291,6 +292,7 @@ def _publish(plan: Plan) -> None:
         "model": "hmm",
         "model_note": run.note,
         "chunks": plan.chunks,
+        "align_chunks": plan.align_chunks,
         "chunk_pairs": plan.chunk_pairs,
         "em_steps": plan.steps,
         # the parts that ran more than once (their worker died: redelivered), for whoever

@@ -21,6 +21,7 @@ from annotator.models import (
     AlignerRun,
     Annotation,
     Assignment,
+    GoldAlignment,
     Job,
     Project,
     SeedAlignment,
@@ -77,16 +78,25 @@ def seeds_by_pair(run_id: int) -> dict[int, tuple]:
     }  # fmt: skip
 
 
-def test_the_chunked_job_writes_the_same_seeds_as_seeding_in_one_task(eager):
-    project = Project.objects.create(name="big", source_language="xx", target_language="yy")
-    made_up_pairs(project, PAIRS)
-    whole = seed_project(project=project, use_gold=True)
+@pytest.mark.parametrize("monolingual", [False, True])  # True: identity-lexicon chunks too
+def test_the_chunked_job_writes_the_same_seeds_as_seeding_in_one_task(eager, monolingual):
+    project = Project.objects.create(name="big", source_language="xx", target_language="yy",
+                                     monolingual=monolingual)  # fmt: skip
+    pairs = made_up_pairs(project, PAIRS)
+    for pair in pairs[:2]:  # fewer than MIN_GOLD_PAIRS: the HMM seeds, the gold as counts
+        n = len(pair.source_tokens)
+        GoldAlignment.objects.create(
+            pair=pair, origin="imported", links=[[i, n - 1 - i, "S"] for i in range(n)]
+        )
+    # the same chunking in one task: the chunks' counts are summed in the same order
+    whole = seed_project(project=project, use_gold=True, config={"chunk_pairs": CHUNK})
 
     job = run_seed_job(project)
 
     assert job.status == "succeeded", job.error
     assert job.progress == 100
-    assert job.result["chunks"] == 3 and job.result["chunk_pairs"] == CHUNK
+    assert job.result["align_chunks"] == 3 and job.result["chunk_pairs"] == CHUNK
+    assert job.result["gold_pairs"] == whole["gold_pairs"] == 2
     chunked_run = AlignerRun.objects.get(pk=job.result["aligner_run"])
     assert chunked_run.published and chunked_run.job_id == job.pk
     assert chunked_run.config["chunked"] is True

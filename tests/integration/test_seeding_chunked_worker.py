@@ -36,7 +36,9 @@ def test_one_and_two_workers_write_the_seeds_one_task_writes(
     project = Project.objects.create(name="big", source_language="xx", target_language="yy")
     Membership.objects.create(project=project, user=lead, role="lead")
     made_up_pairs(project, PAIRS)
-    whole = seeds_by_pair(seed_project(project=project, use_gold=False)["aligner_run"])
+    whole = seeds_by_pair(
+        seed_project(project=project, use_gold=False, config={"chunk_pairs": CHUNK})["aligner_run"]
+    )
 
     first = start_worker(name="-a", **chunk_settings(tmp_path))
     alone = start_seed_job(project=project, user=lead, use_gold=False)
