@@ -93,7 +93,7 @@ def start_chunked_seed(job: Job, reporter: JobReporter, *, n_pairs: int) -> dict
         config={**dataclasses.asdict(cfg), "model_kind": "hmm", "chunked": True,
                 "chunks": ws.n_chunks},
         gold_pairs=len(gold),
-        note=_note(len(gold)),
+        note=_note(project, len(gold)),
         published=False,
     )  # fmt: skip
     plan = new_plan(job=job, run=run, pairs=n_pairs, gold_pairs=len(gold), workspace=ws)
@@ -138,9 +138,20 @@ def gold_by_index(project: Project) -> dict[int, Any]:
             for pair_id, links in rows.values_list("pair_id", "links")}  # fmt: skip
 
 
-def _note(n_gold: int) -> str:
+def _note(project: Project, n_gold: int) -> str:
+    """What seeded, and what seeding in one task would have used instead: the chunked path
+    runs the HMM (with the gold as counts); the supervised link model and the built-in
+    English model do not run in chunks yet (their inputs span the corpus in memory)."""
+    from alignment_core.aligner.language import declared_english
+    from alignment_core.aligner.link_config import MIN_GOLD_PAIRS
+
     how = "the HMM with the gold as counts" if n_gold else "the HMM"
-    return f"chunked over the workers: {how}"
+    note = f"chunked over the workers: {how}"
+    if n_gold >= MIN_GOLD_PAIRS:
+        note += f" (the supervised link model, which {n_gold} gold pairs allow, is not chunked yet)"
+    elif declared_english(project.source_language, project.target_language):
+        note += " (the built-in English model is not chunked yet)"
+    return note
 
 
 # --- EM ---------------------------------------------------------------------------------------
