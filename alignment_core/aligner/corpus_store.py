@@ -77,13 +77,8 @@ class _Encoder:
         self.gold: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def add(self, source: Sequence[str], target: Sequence[str], lexicon: bool) -> None:
-        if not lexicon:
-            for w in source:
-                self.seen.setdefault(w, None)
-            for w in target:
-                self.seen.setdefault(w, None)
-        s = [self.src_vocab.add(w) for w in source]
-        t = [self.tgt_vocab.add(w) for w in target]
+        s = self._ids(self.src_vocab, source, lexicon)
+        t = self._ids(self.tgt_vocab, target, lexicon)
         if self.n in self.keep:
             self.gold[self.n] = (np.asarray(s, np.int32), np.asarray(t, np.int32))
         if not self.src_len:
@@ -96,6 +91,20 @@ class _Encoder:
         self.n += 1
         if len(self.src_len) >= self.chunk_pairs:
             self.flush(lexicon)
+
+    def _ids(self, vocab: Vocabulary, words: Sequence[str], lexicon: bool) -> list[int]:
+        """The words' ids, adding new ones; a word new to either side's vocabulary may be new
+        to the lexicon too (a word already in it was seen, so only these are checked)."""
+        index = vocab._index
+        out = []
+        for w in words:
+            i = index.get(w)
+            if i is None:
+                i = vocab.add(w)
+                if not lexicon:
+                    self.seen.setdefault(w, None)
+            out.append(i)
+        return out
 
     def flush(self, lexicon: bool) -> None:
         if not self.src_len:
@@ -207,7 +216,7 @@ def build_table(root: Path, n_chunks: int, n_src: int) -> tuple[np.ndarray, np.n
     base = 0
     for lo, hi in _ranges(root, n_chunks, n_src):
         part_keys = _range_keys(root, n_chunks, lo, hi)
-        merged = np.unique(np.concatenate(part_keys)) if part_keys else np.zeros(0, np.int64)
+        merged = _sorted_unique(part_keys)
         del part_keys
         row_len[lo:hi] = np.bincount((merged >> _SHIFT) - lo, minlength=hi - lo)[: hi - lo]
         cols.append((merged & _LOW).astype(np.int32))
@@ -218,6 +227,19 @@ def build_table(root: Path, n_chunks: int, n_src: int) -> tuple[np.ndarray, np.n
     row_off = np.zeros(n_src + 1, dtype=np.int64)
     np.cumsum(row_len, out=row_off[1:])
     return row_off, np.concatenate(cols) if cols else np.zeros(0, np.int32)
+
+
+def _sorted_unique(parts: list[np.ndarray]) -> np.ndarray:
+    """The distinct keys of ``parts``, sorted (a sort and a mask: numpy's hash-based
+    ``unique`` is many times slower on millions of int64 keys)."""
+    keys = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    keys.sort()
+    if len(keys) < 2:
+        return keys
+    keep = np.empty(len(keys), dtype=bool)
+    keep[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
+    return keys[keep]
 
 
 def _slice(keys: np.ndarray, lo: int, hi: int) -> tuple[int, int]:

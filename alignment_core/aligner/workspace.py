@@ -33,6 +33,7 @@ float32, jump weights, log-likelihoods); ``counts/sSSS/`` (E-step output).
 
 from __future__ import annotations
 
+import ctypes
 import json
 import shutil
 import threading
@@ -55,6 +56,15 @@ from alignment_core.aligner.workspace_setup import gold_counts, identity_entries
 from alignment_core.alignment import Alignment
 
 FORMAT = 1
+
+
+def release_memory() -> None:
+    """Hand freed heap memory back to the system (glibc keeps large freed blocks of worker
+    threads' arenas otherwise, and resident memory would keep a chunk's peak for good)."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
 TokenPairs = Iterable[tuple[Sequence[str], Sequence[str]]]
 
 
@@ -113,6 +123,7 @@ class Workspace:
         ws = cls(root, meta)
         gold_counts(ws, enc, gold, row_off, col)
         ws._initial_params()
+        release_memory()
         save_atomic(root / "meta.json", lambda fh: fh.write(json.dumps(meta).encode()))
         return ws
 
@@ -185,6 +196,8 @@ class Workspace:
         else:
             results = [one(0), one(1)]
         em_chunks.write_counts(folder, chunk, results)
+        del data, results
+        release_memory()
 
     def mstep(self, step: int) -> None:
         """Parameters of ``step + 1`` from every chunk's counts of ``step`` (chunk order)."""
@@ -196,6 +209,7 @@ class Workspace:
             raise ValueError(f"step {step}: no counts yet for chunk(s) {shown}")
         em_chunks.mstep(self, step, folder)
         self._forget(step - 1)
+        release_memory()
 
     def model(self) -> AlignerModel:
         """The trained model (after the last M-step)."""

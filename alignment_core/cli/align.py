@@ -50,6 +50,7 @@ from alignment_core.aligner.link_model import (
 )
 from alignment_core.aligner.resources import resources_dir
 from alignment_core.alignment import AlignedPair, Alignment
+from alignment_core.cli.align_stream import run_streamed, streamable
 from alignment_core.cli.normalize import add_normalize_option, normalization, say_normalized
 from alignment_core.formats import FORMATS, FormatError, read_pairs, write_pairs
 from alignment_core.progress import ProgressBar
@@ -377,11 +378,31 @@ def _read_inputs(args: argparse.Namespace) -> tuple[list[AlignedPair], dict[int,
     return corpus, gold
 
 
+def _run_streamed(args: argparse.Namespace) -> int:
+    """The HMM without gold or posteriors: the corpus streams (``cli.align_stream``)."""
+    model = None
+    try:
+        if args.model:
+            model = AlignerModel.load(args.model)
+            decoding = {"symmetrize": args.symmetrize, "threads": args.threads}
+            model.config = model.config.replace(**{k: v for k, v in decoding.items() if v})
+        cfg = _config(args, AlignerConfig())
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1 if args.model else 2
+    return run_streamed(args, cfg, model)
+
+
 def run(args: argparse.Namespace) -> int:
     problem = _supervised_problem(args)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
+    if args.model_kind is None and args.no_builtin:
+        args.model_kind = "hmm"
+        print("align: the built-in English model is not used: --no-builtin", file=sys.stderr)
+    if streamable(args):
+        return _run_streamed(args)
     corpus, gold = _read_inputs(args)
     sentences = [(p.source, p.target) for p in corpus]
     if args.model_kind is None:

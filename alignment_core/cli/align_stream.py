@@ -1,0 +1,76 @@
+"""``align`` on a corpus that is never held whole: the HMM path without gold or posteriors.
+
+The corpus file is read twice, chunk by chunk (``formats.iter_pair_chunks``; jsonl and tsv
+stream a line at a time, other formats are read whole by the reader): once to train (the
+chunked EM of ``aligner.workspace``, in a temporary folder), once to align and write, the
+links of each chunk written before the next chunk is read. Memory is bounded by the
+vocabulary, the translation table and one chunk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from alignment_core.aligner import AlignerConfig, AlignerModel
+from alignment_core.aligner.training import run_em
+from alignment_core.aligner.workspace import Workspace
+from alignment_core.alignment import AlignedPair
+from alignment_core.cli.normalize import normalization, say_normalized
+from alignment_core.formats import iter_pair_chunks, write_pairs
+from alignment_core.progress import ProgressBar, part
+
+
+def streamable(args: argparse.Namespace) -> bool:
+    """Whether this run can stream: the HMM, no gold, no posteriors."""
+    return args.model_kind == "hmm" and not args.gold and not args.posteriors
+
+
+def _chunks(args: argparse.Namespace) -> Iterator[list[AlignedPair]]:
+    return iter_pair_chunks(args.corpus, args.from_fmt, encoding=args.encoding,
+                            target_text=args.target_text, normalize=normalization(args))  # fmt: skip
+
+
+def _trained(args: argparse.Namespace, cfg: AlignerConfig, bar: ProgressBar) -> AlignerModel:
+    with tempfile.TemporaryDirectory(prefix="gridalign-align-") as tmp:
+        pairs = ((p.source, p.target) for chunk in _chunks(args) for p in chunk)
+        bar.report(0.0, "reading and encoding the corpus")
+        ws = Workspace.create(Path(tmp) / "em", pairs, cfg)
+        run_em(ws, cfg.threads, part(bar.report, 0.1, 0.9))
+        return ws.model()
+
+
+def run_streamed(args: argparse.Namespace, cfg: AlignerConfig, model: AlignerModel | None) -> int:
+    """Train (unless ``model`` is given), then align and write chunk by chunk."""
+    bar = ProgressBar(sys.stderr, enabled=not args.quiet)
+    counts = {"pairs": 0, "links": 0}
+    try:
+        if model is None:
+            model = _trained(args, cfg, bar)
+        say_normalized(normalization(args))
+
+        def aligned() -> Iterator[AlignedPair]:
+            for chunk in _chunks(args):
+                alignments = model.align([(p.source, p.target) for p in chunk])
+                counts["pairs"] += len(chunk)
+                bar.report(0.95, f"aligned {counts['pairs']} pairs")
+                for p, a in zip(chunk, alignments, strict=True):
+                    counts["links"] += len(a)
+                    yield AlignedPair(p.id, p.source, p.target, a, p.subcorpus,
+                                      metadata=p.metadata)  # fmt: skip
+
+        out_fmt = args.out_fmt or ("jsonl" if args.out.endswith(".jsonl") else "pharaoh")
+        write_pairs(aligned(), sys.stdout if args.out == "-" else args.out, out_fmt)
+    finally:
+        bar.close()
+    if args.save_model:
+        model.save(args.save_model)
+    print(
+        f"align: {counts['pairs']} pairs (0 with gold), {counts['links']} links "
+        f"({model.config.symmetrize}) → {args.out}",
+        file=sys.stderr,
+    )
+    return 0
