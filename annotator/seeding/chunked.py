@@ -158,7 +158,7 @@ def count_attempt(job_id: int, what: str) -> int:
     """Count one more start of unit ``what`` and return how many there have been (a unit
     started again was redelivered: its worker died)."""
     folder = job_folder(job_id) / "attempts"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(exist_ok=True)  # not its parent: a job cleaned up meanwhile stays so
     with open(folder / what, "ab") as f:
         f.write(b".")
         return f.tell()

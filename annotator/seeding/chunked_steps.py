@@ -131,11 +131,14 @@ def gold_by_index(project: Project) -> dict[int, Any]:
     from annotator.links import to_alignment
     from annotator.models import GoldAlignment
 
-    ordered = project.pairs.order_by("position", "id").values_list("id", flat=True)
-    index_of = {pair_id: n for n, pair_id in enumerate(ordered.iterator(chunk_size=10_000))}
     rows = GoldAlignment.objects.filter(pair__project=project, pair__is_trial=False)
-    return {index_of[pair_id]: to_alignment(links)
-            for pair_id, links in rows.values_list("pair_id", "links")}  # fmt: skip
+    links_of = dict(rows.values_list("pair_id", "links"))
+    if not links_of:
+        return {}
+    ordered = project.pairs.order_by("position", "id").values_list("id", flat=True)
+    return {n: to_alignment(links_of[pair_id])  # only the gold's indices held, not every pair's
+            for n, pair_id in enumerate(ordered.iterator(chunk_size=10_000))
+            if pair_id in links_of}  # fmt: skip
 
 
 def _note(project: Project, n_gold: int) -> str:
