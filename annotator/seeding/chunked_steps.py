@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import itertools
 import logging
 import shutil
 from collections.abc import Iterator
@@ -221,23 +222,43 @@ def _load_seed_model(path: str, run: int) -> Any:
 
 def align(job_id: int, chunk: int) -> None:
     """Align chunk ``chunk``'s pairs and write their seeds under the unpublished run, in one
-    transaction that first deletes any this chunk wrote before (a redelivered chunk)."""
+    transaction that first deletes any this chunk wrote before (a redelivered chunk). The pairs
+    stream from one query and are aligned and written WRITE_BATCH at a time: a chunk's
+    posterior matrices are never all in memory."""
     what = f"align-{chunk}"
     with unit(job_id, what) as go:
         if go:
             plan = read_plan(job_id)
-            rows = list(pair_token_rows(plan.project, *_workspace(job_id).chunk_pairs(chunk)))
-            seeds = _seeds(plan, _seed_model(job_id), rows)
+            lo, hi = _workspace(job_id).chunk_pairs(chunk)
+            model = _seed_model(job_id)
             with transaction.atomic():
                 if not AlignerRun.objects.filter(pk=plan.run, published=False).exists():
                     raise ChunkFailed(f"aligner run {plan.run} is gone (its job was failed)")
-                mine = SeedAlignment.all_runs.filter(aligner_run_id=plan.run,
-                                                     pair_id__in=[r[0] for r in rows])  # fmt: skip
-                mine._raw_delete(mine.db)
-                SeedAlignment.all_runs.bulk_create(seeds, batch_size=2000)
-            links = sum(len(seed.links) for seed in seeds)
+                links = _write_chunk(plan, model, lo, hi)
             write_atomically(job_folder(job_id) / "done" / f"links-{chunk}", str(links).encode())
             mark_done(plan, what)
+
+
+# Pairs aligned and inserted at a time inside an align chunk (as ``services.SEED_CHUNK``).
+WRITE_BATCH = 2000
+
+
+def _write_chunk(plan: Plan, model: Any, lo: int, hi: int) -> int:
+    """Replace the run's seeds of pairs [lo, hi) (0-based, in pair order); the links written."""
+    from annotator.models import SentencePair
+
+    ordered = SentencePair.objects.filter(project_id=plan.project).order_by("position", "id")
+    earlier = SeedAlignment.all_runs.filter(
+        aligner_run_id=plan.run, pair_id__in=ordered.values("id")[lo:hi]
+    )
+    earlier._raw_delete(earlier.db)  # this chunk's own seeds, if it ran before; none else
+    rows = pair_token_rows(plan.project, lo, hi)
+    links = 0
+    while batch := list(itertools.islice(rows, WRITE_BATCH)):
+        seeds = _seeds(plan, model, batch)
+        SeedAlignment.all_runs.bulk_create(seeds, batch_size=WRITE_BATCH)
+        links += sum(len(seed.links) for seed in seeds)
+    return links
 
 
 def chunk_links(job_id: int, chunk: int) -> int:
