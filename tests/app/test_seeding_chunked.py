@@ -186,3 +186,20 @@ def test_failing_a_chunked_job_deletes_its_unpublished_run_seeds_and_folder(eage
     assert not job_folder(job.pk).exists()
     # the published run of an earlier seeding is untouched
     assert SeedAlignment.objects.filter(aligner_run_id=published["aligner_run"]).count() == 5
+
+
+def test_the_run_says_the_supervised_model_is_not_chunked_when_the_gold_would_allow_it(eager):
+    from alignment_core.aligner.link_config import MIN_GOLD_PAIRS
+
+    project = Project.objects.create(name="gold", source_language="xx", target_language="yy")
+    for pair in made_up_pairs(project, PAIRS)[:MIN_GOLD_PAIRS]:
+        n = len(pair.source_tokens)
+        GoldAlignment.objects.create(pair=pair, origin="imported",
+                                     links=[[i, n - 1 - i, "S"] for i in range(n)])  # fmt: skip
+
+    job = run_seed_job(project)
+
+    assert job.status == "succeeded", job.error
+    assert job.result["model"] == "hmm" and job.result["gold_pairs"] == MIN_GOLD_PAIRS
+    note = job.result["model_note"]
+    assert "the HMM with the gold as counts" in note and "supervised link model" in note, note
