@@ -86,19 +86,17 @@ def _counts_file(folder: Path, chunk: int, suffix: str) -> Path:
     return folder / f"c{chunk:05d}{suffix}"
 
 
-def write_counts(folder: Path, chunk: int, results: list[dict]) -> None:
-    """Both directions' counts, then the small ``.done.npz`` that marks them complete."""
-    small = {}
-    for tag, r in zip("fb", results, strict=True):
-        save_atomic(
-            _counts_file(folder, chunk, f".{tag}.npy"), lambda fh, r=r: np.save(fh, r["counts"])
-        )
-        small.update({f"ll_{tag}": r["ll"], f"jumps_{tag}": r["jumps"], f"rows_{tag}": r["rows"]})
-    save_atomic(_counts_file(folder, chunk, ".done.npz"), lambda fh: np.savez(fh, **small))
+def write_counts(folder: Path, chunk: int, tag: str, result: dict) -> None:
+    """One direction's counts, then the small ``.{tag}.done.npz`` that marks them complete."""
+    save_atomic(
+        _counts_file(folder, chunk, f".{tag}.npy"), lambda fh: np.save(fh, result["counts"])
+    )
+    small = {"ll": result["ll"], "jumps": result["jumps"], "rows": result["rows"]}
+    save_atomic(_counts_file(folder, chunk, f".{tag}.done.npz"), lambda fh: np.savez(fh, **small))
 
 
-def counts_done(folder: Path, chunk: int) -> bool:
-    return _counts_file(folder, chunk, ".done.npz").exists()
+def counts_done(folder: Path, chunk: int, tags: str = "fb") -> bool:
+    return all(_counts_file(folder, chunk, f".{tag}.done.npz").exists() for tag in tags)
 
 
 def _small_sums(ws, folder: Path, tag: str, hmm: bool):
@@ -108,14 +106,14 @@ def _small_sums(ws, folder: Path, tag: str, hmm: bool):
         S = ws.meta["max_states"]
         jumps, rows = np.zeros(ws.jump_classes[2]), np.zeros((S + 1, S + 1))
     for c in range(ws.n_chunks):
-        with np.load(_counts_file(folder, c, ".done.npz")) as z:
-            ll += float(z[f"ll_{tag}"])
+        with np.load(_counts_file(folder, c, f".{tag}.done.npz")) as z:
+            ll += float(z["ll"])
             if hmm:
                 if jumps is None:
-                    jumps, rows = z[f"jumps_{tag}"].copy(), z[f"rows_{tag}"].copy()
+                    jumps, rows = z["jumps"].copy(), z["rows"].copy()
                 else:
-                    jumps += z[f"jumps_{tag}"]
-                    rows += z[f"rows_{tag}"]
+                    jumps += z["jumps"]
+                    rows += z["rows"]
     return ll, jumps, rows
 
 
@@ -131,11 +129,11 @@ def mstep(ws, step: int, folder: Path) -> None:
         tag = "fb"[i]
         ll, jumps, rows = _small_sums(ws, folder, tag, hmm)
         obs = ws.observed(i)
-        t_old = ws._t(step, i)
         jw = old_jumps[i]
         if obs is not None:
             mask = obs["t"] > 0
-            logs = np.log(np.maximum(t_old[obs["idx"][mask]].astype(np.float64), 1e-300))
+            t_old = ws._t(step, i)[obs["idx"][mask]]
+            logs = np.log(np.maximum(t_old.astype(np.float64), 1e-300))
             ll += float(np.dot(obs["t"][mask], logs))
             if hmm:
                 ll += k.jump_loglik(obs["jumps"], obs["rows"], jw, jclass, np.int64(jofs),
@@ -145,7 +143,9 @@ def mstep(ws, step: int, folder: Path) -> None:
         if cfg.t_smoothing:
             col = np.asarray(ws.col)
             first = ws.row_off[1]
+            t_old = ws._t(step, i)
             ll += cfg.t_smoothing * k.log_prior_sum(t_old, ws.row_off, col, i == 0, first)
+        ws.drop_tables()  # the M-step holds the table's columns and the new t only
         ws.write_t(step + 1, i, _normalise(ws, folder, i, d, obs))
         if hmm:
             jw = k.jump_mstep(jumps, rows, jw, jclass, np.int64(jofs), cfg.end_jump, MM_ITERATIONS)

@@ -91,7 +91,9 @@ def whole_corpus_model(pairs, cfg: AlignerConfig) -> list[np.ndarray]:
     kernels = get_kernels()
     lexicon = _lexicon(pairs)
     src_vocab, tgt_vocab = Vocabulary(), Vocabulary()
-    corpus = encode_corpus([*pairs, *[([w], [w]) for w in lexicon]], src_vocab, tgt_vocab, grow=True)
+    corpus = encode_corpus(
+        [*pairs, *[([w], [w]) for w in lexicon]], src_vocab, tgt_vocab, grow=True
+    )
     keys, table = build_table(corpus, len(src_vocab), len(tgt_vocab), kernels)
     weights = np.ones(corpus.n_pairs)
     weights[len(pairs) :] = cfg.identity_weight
