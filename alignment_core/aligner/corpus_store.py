@@ -27,7 +27,7 @@ from alignment_core.aligner.table import cell_offsets
 from alignment_core.aligner.vocab import FlatCorpus, Vocabulary, normalise_tokens
 
 # The keys a table range holds at most (with repeats across chunks) while it is merged.
-RANGE_KEYS = 4_000_000
+RANGE_KEYS = 1_500_000
 _SHIFT = np.int64(32)
 _LOW = np.int64(0xFFFFFFFF)
 

@@ -20,7 +20,7 @@ from alignment_core.aligner.table import DIRECTIONS, Direction
 from alignment_core.aligner.vocab import FlatCorpus
 
 # Table entries per M-step block (its float64 accumulator: 8 bytes each).
-BLOCK_ENTRIES = 2_000_000
+BLOCK_ENTRIES = 1_000_000
 _EMPTY = np.zeros(0)
 _EMPTY_OFF = np.zeros(1, dtype=np.int64)
 
@@ -166,21 +166,43 @@ def _row_blocks(row_off: np.ndarray) -> list[tuple[int, int]]:
     return blocks
 
 
-def _block_counts(ws, folder: Path, tag: str, lo: int, hi: int, obs) -> np.ndarray:
-    """Entries lo..hi-1's counts: every chunk's, in chunk order, then the observed ones."""
-    acc = np.zeros(hi - lo)
-    for c in range(ws.n_chunks):
-        entries = np.load(chunk_path(ws.root, c, ".entries.npy"), mmap_mode="r")
-        a, b = np.searchsorted(entries, [lo, hi])
-        if b > a:
-            values = np.load(_counts_file(folder, c, f".{tag}.npy"), mmap_mode="r")
-            ws.kernels.add_sorted(acc, lo, np.asarray(entries[a:b]), np.asarray(values[a:b]))
-            del values
-        del entries
-    if obs is not None:
-        a, b = np.searchsorted(obs["idx"], [lo, hi])
-        ws.kernels.add_sorted(acc, lo, obs["idx"][a:b], obs["t"][a:b])
-    return acc
+def _read_slice(path: Path, dtype, a: int, b: int) -> np.ndarray:
+    """Elements a..b-1 of a ``.npy`` file, read (not mapped: nothing stays resident)."""
+    with open(path, "rb") as fh:
+        fmt = np.lib.format
+        if fmt.read_magic(fh) == (1, 0):
+            fmt.read_array_header_1_0(fh)
+        else:
+            fmt.read_array_header_2_0(fh)
+        fh.seek(a * np.dtype(dtype).itemsize, 1)
+        return np.fromfile(fh, dtype=dtype, count=b - a)
+
+
+class _ChunkCounts:
+    """Every chunk's counts of one direction, read block by block: each chunk's cut points at
+    the block bounds are found once (its entries are sorted)."""
+
+    def __init__(self, ws, folder: Path, tag: str, bounds: np.ndarray, obs) -> None:
+        self.ws, self.obs = ws, obs
+        self.files = []
+        for c in range(ws.n_chunks):
+            entries_path = chunk_path(ws.root, c, ".entries.npy")
+            cuts = np.searchsorted(np.load(entries_path, mmap_mode="r"), bounds)
+            self.files.append((entries_path, _counts_file(folder, c, f".{tag}.npy"), cuts))
+
+    def block(self, b: int, lo: int, hi: int) -> np.ndarray:
+        """Entries lo..hi-1 (block b)'s counts: every chunk's, in chunk order, then observed."""
+        acc = np.zeros(hi - lo)
+        add = self.ws.kernels.add_sorted
+        for entries_path, counts_path, cuts in self.files:
+            a, z = int(cuts[b]), int(cuts[b + 1])
+            if z > a:
+                add(acc, lo, _read_slice(entries_path, np.int32, a, z),
+                    _read_slice(counts_path, np.float64, a, z))  # fmt: skip
+        if self.obs is not None:
+            a, z = np.searchsorted(self.obs["idx"], [lo, hi])
+            add(acc, lo, self.obs["idx"][a:z], self.obs["t"][a:z])
+        return acc
 
 
 def _normalise(ws, folder: Path, i: int, d: Direction, obs) -> np.ndarray:
@@ -193,13 +215,15 @@ def _normalise(ws, folder: Path, i: int, d: Direction, obs) -> np.ndarray:
     blocks = _row_blocks(row_off)
     forward = not d.transposed
     tot = np.zeros(ws.meta["n_tgt"])
+    bounds = np.array([row_off[r0] for r0, _ in blocks] + [row_off[-1]], dtype=np.int64)
+    counts = _ChunkCounts(ws, folder, tag, bounds, obs)
     if not forward:
-        for r0, r1 in blocks:
+        for b, (r0, r1) in enumerate(blocks):
             lo, hi = int(row_off[r0]), int(row_off[r1])
-            k.col_sums(_block_counts(ws, folder, tag, lo, hi, obs), lo, first, col, alpha, tot)
-    for r0, r1 in blocks:
+            k.col_sums(counts.block(b, lo, hi), lo, first, col, alpha, tot)
+    for b, (r0, r1) in enumerate(blocks):
         lo, hi = int(row_off[r0]), int(row_off[r1])
-        acc = _block_counts(ws, folder, tag, lo, hi, obs)
+        acc = counts.block(b, lo, hi)
         z = np.zeros(r1 - r0)
         if forward:
             k.row_sums(acc, lo, row_off, col, r0, r1, alpha, z)
