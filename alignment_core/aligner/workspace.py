@@ -26,7 +26,7 @@ Guarantees:
   distributed run gives the same links as ``train`` with the same config and ``chunk_pairs``.
 
 Layout of the folder: ``meta.json``; ``src_words.npy``/``tgt_words.npy`` (vocabularies);
-``table_row_off.npy``/``table_col.npy`` (CSR translation table, ``csr_table``);
+``table_row_off.npy``/``table_col.npy`` (CSR translation table, ``_csr_kernels``);
 ``chunks/cNNNNN.npz`` (+ ``.entries.npy``; ``corpus_store``); ``gold.npz`` (observed counts
 of hand-aligned pairs); ``params/pSSS.*`` (parameters before step SSS: t per direction as
 float32, jump weights, log-likelihoods); ``counts/sSSS/`` (E-step output).
@@ -108,8 +108,6 @@ class Workspace:
         n_chunks = len(enc.chunk_starts)
         n_corpus_chunks = sum(1 for s in enc.chunk_starts if s < enc.n_pairs)
         row_off, col = build_table(root, n_chunks, len(enc.src_vocab))
-        np.save(root / "table_row_off.npy", row_off)
-        np.save(root / "table_col.npy", col)
         np.save(root / "src_words.npy", enc.src_vocab.to_array())
         np.save(root / "tgt_words.npy", enc.tgt_vocab.to_array())
         np.save(root / "identity_entries.npy", identity_entries(enc, row_off, col, kernels))
