@@ -57,7 +57,7 @@ class AlignerConfig:
     symmetrize: str = "intersect"
     threads: int = 2
     unseen_prob: float = 1e-7
-    chunk_pairs: int = 10_000
+    chunk_pairs: int = 5_000
 
     def __post_init__(self) -> None:
         problems = []

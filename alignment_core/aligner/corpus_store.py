@@ -17,6 +17,7 @@ Memory is bounded by the vocabulary and one chunk, never by the corpus:
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ from alignment_core.aligner.table import cell_offsets
 from alignment_core.aligner.vocab import FlatCorpus, Vocabulary, normalise_tokens
 
 # The keys a table range holds at most (with repeats across chunks) while it is merged.
-RANGE_KEYS = 4_000_000
+RANGE_KEYS = 1_500_000
 _SHIFT = np.int64(32)
 _LOW = np.int64(0xFFFFFFFF)
 
@@ -203,30 +204,42 @@ def _ranges(root: Path, n_chunks: int, n_src: int) -> list[tuple[int, int]]:
 
 
 def build_table(root: Path, n_chunks: int, n_src: int) -> tuple[np.ndarray, np.ndarray]:
-    """The CSR table ``(row_off, col)`` of every word pair in the chunks; writes each chunk's
-    ``entries`` file and removes its keys file."""
-    sizes = []
+    """The CSR table ``(row_off, col)`` of every word pair in the chunks, saved as
+    ``table_row_off.npy`` and ``table_col.npy`` (``col`` is returned memory-mapped: it is
+    written range by range, never whole in memory); writes each chunk's ``entries`` file and
+    removes its keys file."""
     for c in range(n_chunks):
         keys = np.load(chunk_path(root, c, ".keys.npy"), mmap_mode="r")
-        sizes.append(len(keys))
         np.lib.format.open_memmap(chunk_path(root, c, ".entries.npy"), "w+", np.int32, (len(keys),))
         del keys
     row_len = np.zeros(n_src, dtype=np.int64)
-    cols: list[np.ndarray] = []
+    raw = root / "table_col.raw"
     base = 0
-    for lo, hi in _ranges(root, n_chunks, n_src):
-        part_keys = _range_keys(root, n_chunks, lo, hi)
-        merged = _sorted_unique(part_keys)
-        del part_keys
-        row_len[lo:hi] = np.bincount((merged >> _SHIFT) - lo, minlength=hi - lo)[: hi - lo]
-        cols.append((merged & _LOW).astype(np.int32))
-        _write_entries(root, n_chunks, lo, hi, merged, base)
-        base += len(merged)
+    with open(raw, "wb") as cols:
+        for lo, hi in _ranges(root, n_chunks, n_src):
+            merged = _sorted_unique(_range_keys(root, n_chunks, lo, hi))
+            row_len[lo:hi] = np.bincount((merged >> _SHIFT) - lo, minlength=hi - lo)[: hi - lo]
+            (merged & _LOW).astype(np.int32).tofile(cols)
+            _write_entries(root, n_chunks, lo, hi, merged, base)
+            base += len(merged)
+            del merged
     for c in range(n_chunks):
         chunk_path(root, c, ".keys.npy").unlink()
     row_off = np.zeros(n_src + 1, dtype=np.int64)
     np.cumsum(row_len, out=row_off[1:])
-    return row_off, np.concatenate(cols) if cols else np.zeros(0, np.int32)
+    np.save(root / "table_row_off.npy", row_off)
+    _raw_to_npy(raw, root / "table_col.npy", base)
+    return row_off, np.load(root / "table_col.npy", mmap_mode="r")
+
+
+def _raw_to_npy(raw: Path, out: Path, n: int) -> None:
+    """``raw`` (n int32 values) as a ``.npy`` file, copied through a small buffer."""
+    header = {"descr": np.lib.format.dtype_to_descr(np.dtype(np.int32)), "fortran_order": False,
+              "shape": (n,)}  # fmt: skip
+    with open(out, "wb") as dst, open(raw, "rb") as src:
+        np.lib.format.write_array_header_1_0(dst, header)
+        shutil.copyfileobj(src, dst, 1 << 22)
+    raw.unlink()
 
 
 def _sorted_unique(parts: list[np.ndarray]) -> np.ndarray:

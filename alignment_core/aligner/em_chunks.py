@@ -20,7 +20,7 @@ from alignment_core.aligner.table import DIRECTIONS, Direction
 from alignment_core.aligner.vocab import FlatCorpus
 
 # Table entries per M-step block (its float64 accumulator: 8 bytes each).
-BLOCK_ENTRIES = 2_000_000
+BLOCK_ENTRIES = 1_000_000
 _EMPTY = np.zeros(0)
 _EMPTY_OFF = np.zeros(1, dtype=np.int64)
 
@@ -86,19 +86,17 @@ def _counts_file(folder: Path, chunk: int, suffix: str) -> Path:
     return folder / f"c{chunk:05d}{suffix}"
 
 
-def write_counts(folder: Path, chunk: int, results: list[dict]) -> None:
-    """Both directions' counts, then the small ``.done.npz`` that marks them complete."""
-    small = {}
-    for tag, r in zip("fb", results, strict=True):
-        save_atomic(
-            _counts_file(folder, chunk, f".{tag}.npy"), lambda fh, r=r: np.save(fh, r["counts"])
-        )
-        small.update({f"ll_{tag}": r["ll"], f"jumps_{tag}": r["jumps"], f"rows_{tag}": r["rows"]})
-    save_atomic(_counts_file(folder, chunk, ".done.npz"), lambda fh: np.savez(fh, **small))
+def write_counts(folder: Path, chunk: int, tag: str, result: dict) -> None:
+    """One direction's counts, then the small ``.{tag}.done.npz`` that marks them complete."""
+    save_atomic(
+        _counts_file(folder, chunk, f".{tag}.npy"), lambda fh: np.save(fh, result["counts"])
+    )
+    small = {"ll": result["ll"], "jumps": result["jumps"], "rows": result["rows"]}
+    save_atomic(_counts_file(folder, chunk, f".{tag}.done.npz"), lambda fh: np.savez(fh, **small))
 
 
-def counts_done(folder: Path, chunk: int) -> bool:
-    return _counts_file(folder, chunk, ".done.npz").exists()
+def counts_done(folder: Path, chunk: int, tags: str = "fb") -> bool:
+    return all(_counts_file(folder, chunk, f".{tag}.done.npz").exists() for tag in tags)
 
 
 def _small_sums(ws, folder: Path, tag: str, hmm: bool):
@@ -108,14 +106,14 @@ def _small_sums(ws, folder: Path, tag: str, hmm: bool):
         S = ws.meta["max_states"]
         jumps, rows = np.zeros(ws.jump_classes[2]), np.zeros((S + 1, S + 1))
     for c in range(ws.n_chunks):
-        with np.load(_counts_file(folder, c, ".done.npz")) as z:
-            ll += float(z[f"ll_{tag}"])
+        with np.load(_counts_file(folder, c, f".{tag}.done.npz")) as z:
+            ll += float(z["ll"])
             if hmm:
                 if jumps is None:
-                    jumps, rows = z[f"jumps_{tag}"].copy(), z[f"rows_{tag}"].copy()
+                    jumps, rows = z["jumps"].copy(), z["rows"].copy()
                 else:
-                    jumps += z[f"jumps_{tag}"]
-                    rows += z[f"rows_{tag}"]
+                    jumps += z["jumps"]
+                    rows += z["rows"]
     return ll, jumps, rows
 
 
@@ -131,11 +129,11 @@ def mstep(ws, step: int, folder: Path) -> None:
         tag = "fb"[i]
         ll, jumps, rows = _small_sums(ws, folder, tag, hmm)
         obs = ws.observed(i)
-        t_old = ws._t(step, i)
         jw = old_jumps[i]
         if obs is not None:
             mask = obs["t"] > 0
-            logs = np.log(np.maximum(t_old[obs["idx"][mask]].astype(np.float64), 1e-300))
+            t_old = ws._t(step, i)[obs["idx"][mask]]
+            logs = np.log(np.maximum(t_old.astype(np.float64), 1e-300))
             ll += float(np.dot(obs["t"][mask], logs))
             if hmm:
                 ll += k.jump_loglik(obs["jumps"], obs["rows"], jw, jclass, np.int64(jofs),
@@ -145,7 +143,9 @@ def mstep(ws, step: int, folder: Path) -> None:
         if cfg.t_smoothing:
             col = np.asarray(ws.col)
             first = ws.row_off[1]
+            t_old = ws._t(step, i)
             ll += cfg.t_smoothing * k.log_prior_sum(t_old, ws.row_off, col, i == 0, first)
+        ws.drop_tables()  # the M-step holds the table's columns and the new t only
         ws.write_t(step + 1, i, _normalise(ws, folder, i, d, obs))
         if hmm:
             jw = k.jump_mstep(jumps, rows, jw, jclass, np.int64(jofs), cfg.end_jump, MM_ITERATIONS)
@@ -166,21 +166,43 @@ def _row_blocks(row_off: np.ndarray) -> list[tuple[int, int]]:
     return blocks
 
 
-def _block_counts(ws, folder: Path, tag: str, lo: int, hi: int, obs) -> np.ndarray:
-    """Entries lo..hi-1's counts: every chunk's, in chunk order, then the observed ones."""
-    acc = np.zeros(hi - lo)
-    for c in range(ws.n_chunks):
-        entries = np.load(chunk_path(ws.root, c, ".entries.npy"), mmap_mode="r")
-        a, b = np.searchsorted(entries, [lo, hi])
-        if b > a:
-            values = np.load(_counts_file(folder, c, f".{tag}.npy"), mmap_mode="r")
-            ws.kernels.add_sorted(acc, lo, np.asarray(entries[a:b]), np.asarray(values[a:b]))
-            del values
-        del entries
-    if obs is not None:
-        a, b = np.searchsorted(obs["idx"], [lo, hi])
-        ws.kernels.add_sorted(acc, lo, obs["idx"][a:b], obs["t"][a:b])
-    return acc
+def _read_slice(path: Path, dtype, a: int, b: int) -> np.ndarray:
+    """Elements a..b-1 of a ``.npy`` file, read (not mapped: nothing stays resident)."""
+    with open(path, "rb") as fh:
+        fmt = np.lib.format
+        if fmt.read_magic(fh) == (1, 0):
+            fmt.read_array_header_1_0(fh)
+        else:
+            fmt.read_array_header_2_0(fh)
+        fh.seek(a * np.dtype(dtype).itemsize, 1)
+        return np.fromfile(fh, dtype=dtype, count=b - a)
+
+
+class _ChunkCounts:
+    """Every chunk's counts of one direction, read block by block: each chunk's cut points at
+    the block bounds are found once (its entries are sorted)."""
+
+    def __init__(self, ws, folder: Path, tag: str, bounds: np.ndarray, obs) -> None:
+        self.ws, self.obs = ws, obs
+        self.files = []
+        for c in range(ws.n_chunks):
+            entries_path = chunk_path(ws.root, c, ".entries.npy")
+            cuts = np.searchsorted(np.load(entries_path, mmap_mode="r"), bounds)
+            self.files.append((entries_path, _counts_file(folder, c, f".{tag}.npy"), cuts))
+
+    def block(self, b: int, lo: int, hi: int) -> np.ndarray:
+        """Entries lo..hi-1 (block b)'s counts: every chunk's, in chunk order, then observed."""
+        acc = np.zeros(hi - lo)
+        add = self.ws.kernels.add_sorted
+        for entries_path, counts_path, cuts in self.files:
+            a, z = int(cuts[b]), int(cuts[b + 1])
+            if z > a:
+                add(acc, lo, _read_slice(entries_path, np.int32, a, z),
+                    _read_slice(counts_path, np.float64, a, z))  # fmt: skip
+        if self.obs is not None:
+            a, z = np.searchsorted(self.obs["idx"], [lo, hi])
+            add(acc, lo, self.obs["idx"][a:z], self.obs["t"][a:z])
+        return acc
 
 
 def _normalise(ws, folder: Path, i: int, d: Direction, obs) -> np.ndarray:
@@ -193,13 +215,15 @@ def _normalise(ws, folder: Path, i: int, d: Direction, obs) -> np.ndarray:
     blocks = _row_blocks(row_off)
     forward = not d.transposed
     tot = np.zeros(ws.meta["n_tgt"])
+    bounds = np.array([row_off[r0] for r0, _ in blocks] + [row_off[-1]], dtype=np.int64)
+    counts = _ChunkCounts(ws, folder, tag, bounds, obs)
     if not forward:
-        for r0, r1 in blocks:
+        for b, (r0, r1) in enumerate(blocks):
             lo, hi = int(row_off[r0]), int(row_off[r1])
-            k.col_sums(_block_counts(ws, folder, tag, lo, hi, obs), lo, first, col, alpha, tot)
-    for r0, r1 in blocks:
+            k.col_sums(counts.block(b, lo, hi), lo, first, col, alpha, tot)
+    for b, (r0, r1) in enumerate(blocks):
         lo, hi = int(row_off[r0]), int(row_off[r1])
-        acc = _block_counts(ws, folder, tag, lo, hi, obs)
+        acc = counts.block(b, lo, hi)
         z = np.zeros(r1 - r0)
         if forward:
             k.row_sums(acc, lo, row_off, col, r0, r1, alpha, z)

@@ -61,11 +61,7 @@ def run_em(ws: Workspace, threads: int = 1, progress: Progress | None = None) ->
         for step in range(ws.n_steps):
             if ws.is_done(step):
                 continue
-            if pool is not None:
-                list(pool.map(lambda c, s=step: ws.estep(s, c), range(ws.n_chunks)))
-            else:
-                for chunk in range(ws.n_chunks):
-                    ws.estep(step, chunk, threads=threads)
+            _esteps(ws, step, pool, threads)
             ws.mstep(step)
             model, it, n = ("IBM1", step + 1, cfg.ibm1_iterations)
             if step >= cfg.ibm1_iterations:
@@ -73,6 +69,21 @@ def run_em(ws: Workspace, threads: int = 1, progress: Progress | None = None) ->
             for k, d in enumerate(DIRECTIONS):
                 done = 2 * step + k + 1
                 report(min(done / total, 0.999), f"{model} {d.name} iteration {it}/{n}")
+
+
+def _esteps(ws: Workspace, step: int, pool, threads: int) -> None:
+    """Every chunk's E-step, direction by direction (one table in memory at a time): chunks on
+    the pool, or a single chunk's two directions side by side."""
+    if pool is not None:
+        for i in (0, 1):
+            list(pool.map(lambda c, i=i: ws.estep(step, c, i), range(ws.n_chunks)))
+    elif threads >= 2 and ws.n_chunks == 1:
+        with ThreadPoolExecutor(2) as both:
+            list(both.map(lambda i: ws.estep(step, 0, i), (0, 1)))
+    else:
+        for i in (0, 1):
+            for chunk in range(ws.n_chunks):
+                ws.estep(step, chunk, i)
 
 
 class _no_pool:

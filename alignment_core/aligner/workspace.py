@@ -6,6 +6,7 @@ over workers (one E-step task per chunk, then one M-step).
     for step in range(ws.n_steps):         # one EM iteration of IBM1 or the HMM, both directions
         for chunk in range(ws.n_chunks):   # any order, any process, any number of times
             ws.estep(step, chunk)          # writes counts/sSSS/cCCCCC.* atomically
+            # or ws.estep(step, chunk, 0) and ws.estep(step, chunk, 1): one direction each
         ws.mstep(step)                     # sums the chunks' counts in chunk order → params
     model = ws.model()                     # the trained AlignerModel
     ws.align_chunk(chunk, out_path, posteriors=False)   # links (and posteriors) of one chunk
@@ -14,8 +15,8 @@ Guarantees:
 
 * ``estep(step, chunk)`` depends only on the folder's state (the corpus, ``params`` of
   ``step``): rerunning it (a retried task) rewrites the same bytes. Every file is written to a
-  temporary name and renamed, so a killed worker leaves no half-written file; the chunk's
-  ``.done.npz`` file is written last and marks the chunk's counts complete.
+  temporary name and renamed, so a killed worker leaves no half-written file; a direction's
+  ``.f.done.npz`` / ``.b.done.npz`` file is written last and marks its counts complete.
 * ``mstep(step)`` refuses to run (ValueError naming them) while any chunk's counts are
   missing; it adds the chunks' counts in chunk order (0, 1, 2, …), so the parameters, and so
   the links, are bit-identical whatever the number of workers and the order they ran in.
@@ -25,7 +26,7 @@ Guarantees:
   distributed run gives the same links as ``train`` with the same config and ``chunk_pairs``.
 
 Layout of the folder: ``meta.json``; ``src_words.npy``/``tgt_words.npy`` (vocabularies);
-``table_row_off.npy``/``table_col.npy`` (CSR translation table, ``csr_table``);
+``table_row_off.npy``/``table_col.npy`` (CSR translation table, ``_csr_kernels``);
 ``chunks/cNNNNN.npz`` (+ ``.entries.npy``; ``corpus_store``); ``gold.npz`` (observed counts
 of hand-aligned pairs); ``params/pSSS.*`` (parameters before step SSS: t per direction as
 float32, jump weights, log-likelihoods); ``counts/sSSS/`` (E-step output).
@@ -33,12 +34,12 @@ float32, jump weights, log-likelihoods); ``counts/sSSS/`` (E-step output).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import shutil
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
 
@@ -61,10 +62,10 @@ FORMAT = 1
 def release_memory() -> None:
     """Hand freed heap memory back to the system (glibc keeps large freed blocks of worker
     threads' arenas otherwise, and resident memory would keep a chunk's peak for good)."""
-    try:
+    with contextlib.suppress(OSError, AttributeError):  # not glibc
         ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
-        pass
+
+
 TokenPairs = Iterable[tuple[Sequence[str], Sequence[str]]]
 
 
@@ -107,8 +108,6 @@ class Workspace:
         n_chunks = len(enc.chunk_starts)
         n_corpus_chunks = sum(1 for s in enc.chunk_starts if s < enc.n_pairs)
         row_off, col = build_table(root, n_chunks, len(enc.src_vocab))
-        np.save(root / "table_row_off.npy", row_off)
-        np.save(root / "table_col.npy", col)
         np.save(root / "src_words.npy", enc.src_vocab.to_array())
         np.save(root / "tgt_words.npy", enc.tgt_vocab.to_array())
         np.save(root / "identity_entries.npy", identity_entries(enc, row_off, col, kernels))
@@ -173,30 +172,27 @@ class Workspace:
         return (self._params_path(step + 1, ".npz")).exists()
 
     # -- EM ------------------------------------------------------------------------------
-    def estep(self, step: int, chunk: int, threads: int = 1) -> None:
-        """Expected counts of one chunk under the parameters of ``step``, both directions,
-        written to ``counts/sSSS/`` (see the module docstring). ``threads`` >= 2 runs the two
-        directions side by side."""
+    def estep(self, step: int, chunk: int, direction: int | None = None) -> None:
+        """Expected counts of one chunk under the parameters of ``step``, written to
+        ``counts/sSSS/`` (see the module docstring): both directions, or only ``direction``
+        (0 = source→target, 1 = target→source; then the process holds only that direction's
+        table, and the chunk is complete once both have run)."""
         self._check_step(step)
         if not 0 <= chunk < self.n_chunks:
             raise ValueError(f"chunk {chunk} out of range 0..{self.n_chunks - 1}")
+        if direction not in (None, 0, 1):
+            raise ValueError(f"direction must be 0, 1 or None, got {direction!r}")
         data = em_chunks.load_chunk(self, chunk)
         hmm = step >= self.config.ibm1_iterations
         jumps = self._jumps(step)
         folder = self._counts_dir(step)
         folder.mkdir(parents=True, exist_ok=True)
-
-        def one(d_index: int) -> dict:
-            t = self._t(step, d_index)
-            return em_chunks.estep(self, data, DIRECTIONS[d_index], t, jumps[d_index], hmm)
-
-        if threads >= 2:
-            with ThreadPoolExecutor(2) as pool:
-                results = list(pool.map(one, (0, 1)))
-        else:
-            results = [one(0), one(1)]
-        em_chunks.write_counts(folder, chunk, results)
-        del data, results
+        for i in (0, 1) if direction is None else (direction,):
+            t = self._t(step, i)
+            result = em_chunks.estep(self, data, DIRECTIONS[i], t, jumps[i], hmm)
+            em_chunks.write_counts(folder, chunk, "fb"[i], result)
+            del result
+        del data
         release_memory()
 
     def mstep(self, step: int) -> None:
@@ -315,9 +311,14 @@ class Workspace:
         key = (step, d_index)
         with self._lock:
             if key not in self._t_cache:
-                self._t_cache = {k: v for k, v in self._t_cache.items() if k[0] == step}
+                self._t_cache = {}  # one table at a time: E-steps run direction by direction
                 self._t_cache[key] = np.load(self._params_path(step, f".{'fb'[d_index]}.npy"))
             return self._t_cache[key]
+
+    def drop_tables(self) -> None:
+        """Forget the t tables read so far (the next ``_t`` reads its file again)."""
+        with self._lock:
+            self._t_cache = {}
 
     def _jumps(self, step: int) -> list[np.ndarray]:
         with np.load(self._params_path(step, ".npz")) as z:

@@ -20,7 +20,8 @@ CORPUS is any sentence-pair file (tsv, bitext, parallel with --target-text, json
 giza-a3); alignments it carries are ignored — hand alignments come from ``--gold``, matched
 to the corpus by pair id. Output keeps the input order. ``--model M`` aligns with a saved
 model without training; with ``--gold`` as well it retrains using M's settings (the gold has
-grown). A progress bar goes to stderr.
+grown). A progress bar goes to stderr. With the HMM and neither ``--gold`` nor
+``--posteriors``, the corpus streams (``cli.align_stream``): memory holds no whole corpus.
 
 ``--model-kind supervised`` trains the supervised link model on the gold
 (``alignment_core.aligner.link_model``): links come with sure/possible labels, ``--posteriors``
@@ -50,7 +51,7 @@ from alignment_core.aligner.link_model import (
 )
 from alignment_core.aligner.resources import resources_dir
 from alignment_core.alignment import AlignedPair, Alignment
-from alignment_core.cli.align_stream import run_streamed, streamable
+from alignment_core.cli.align_stream import start_streamed, streamable
 from alignment_core.cli.normalize import add_normalize_option, normalization, say_normalized
 from alignment_core.formats import FORMATS, FormatError, read_pairs, write_pairs
 from alignment_core.progress import ProgressBar
@@ -378,21 +379,6 @@ def _read_inputs(args: argparse.Namespace) -> tuple[list[AlignedPair], dict[int,
     return corpus, gold
 
 
-def _run_streamed(args: argparse.Namespace) -> int:
-    """The HMM without gold or posteriors: the corpus streams (``cli.align_stream``)."""
-    model = None
-    try:
-        if args.model:
-            model = AlignerModel.load(args.model)
-            decoding = {"symmetrize": args.symmetrize, "threads": args.threads}
-            model.config = model.config.replace(**{k: v for k, v in decoding.items() if v})
-        cfg = _config(args, AlignerConfig())
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1 if args.model else 2
-    return run_streamed(args, cfg, model)
-
-
 def run(args: argparse.Namespace) -> int:
     problem = _supervised_problem(args)
     if problem:
@@ -402,7 +388,7 @@ def run(args: argparse.Namespace) -> int:
         args.model_kind = "hmm"
         print("align: the built-in English model is not used: --no-builtin", file=sys.stderr)
     if streamable(args):
-        return _run_streamed(args)
+        return start_streamed(args, _config)
     corpus, gold = _read_inputs(args)
     sentences = [(p.source, p.target) for p in corpus]
     if args.model_kind is None:

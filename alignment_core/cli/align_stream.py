@@ -43,6 +43,21 @@ def _trained(args: argparse.Namespace, cfg: AlignerConfig, bar: ProgressBar) -> 
         return ws.model()
 
 
+def start_streamed(args: argparse.Namespace, config_of) -> int:
+    """Load ``--model`` or take the config (``config_of(args, base)``), then ``run_streamed``."""
+    model = None
+    try:
+        if args.model:
+            model = AlignerModel.load(args.model)
+            decoding = {"symmetrize": args.symmetrize, "threads": args.threads}
+            model.config = model.config.replace(**{k: v for k, v in decoding.items() if v})
+        cfg = config_of(args, AlignerConfig())
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1 if args.model else 2
+    return run_streamed(args, cfg, model)
+
+
 def run_streamed(args: argparse.Namespace, cfg: AlignerConfig, model: AlignerModel | None) -> int:
     """Train (unless ``model`` is given), then align and write chunk by chunk."""
     bar = ProgressBar(sys.stderr, enabled=not args.quiet)
