@@ -39,10 +39,10 @@ _SEED_PART = {"acks_late": True, "reject_on_worker_lost": True, "ignore_result":
 
 
 @shared_task(name="annotator.tasks.seed_estep", **_SEED_PART)
-def seed_estep_task(job_id: int, step: int, chunk: int) -> None:
+def seed_estep_task(job_id: int, step: int, chunk: int, direction: int) -> None:
     from annotator.seeding.chunked_steps import estep
 
-    estep(job_id, step, chunk)
+    estep(job_id, step, chunk, direction)
 
 
 @shared_task(name="annotator.tasks.seed_mstep", **_SEED_PART)

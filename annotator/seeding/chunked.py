@@ -7,9 +7,9 @@ workspace``: flat arrays, cut into chunks of SEED_CHUNK_PAIRS pairs), creates an
 AlignerRun, and sends one Celery canvas::
 
     chain(
-        chord(group(estep(step 0, chunk c) for c), mstep(step 0)),   # one chord per EM step
+        chord(group(estep(step 0, chunk c, direction d) for d, c), mstep(step 0)),  # per step
         ...,
-        chord(group(estep(step S-1, chunk c) for c), mstep(step S-1)),
+        chord(group(estep(step S-1, chunk c, direction d) for d, c), mstep(step S-1)),
         fit(),                                                       # the seed model
         chord(group(align(chunk c) for c), publish()),               # seeds, then publish
     )
@@ -76,9 +76,9 @@ class Plan:
 
     @property
     def units(self) -> int:
-        """The progress bar's units: every step's chunks and M-step, the fit, each align
-        chunk, the publish."""
-        return self.steps * (self.chunks + 1) + 1 + self.align_chunks + 1
+        """The progress bar's units: every step's chunks (both directions) and M-step, the
+        fit, each align chunk, the publish."""
+        return self.steps * (2 * self.chunks + 1) + 1 + self.align_chunks + 1
 
 
 def chunked(n_pairs: int) -> bool:
@@ -119,10 +119,13 @@ def seeding_canvas(plan: Plan, *, queue: str | None = None) -> Any:
         return signature(TASK_PREFIX + name, args=args, immutable=True, **options)
 
     # lists, not generators: a group reads a generator lazily, after ``step`` has moved on
+    # one E-step task per chunk and direction: a process then holds one direction's table;
+    # a direction's chunks first, so a process mostly keeps the table it has read
     parts: list[Any] = [
-        chord(group([_task("estep", job, step, c) for c in chunks]), _task("mstep", job, step))
+        chord(group([_task("estep", job, step, c, d) for d in (0, 1) for c in chunks]),
+              _task("mstep", job, step))
         for step in range(plan.steps)
-    ]
+    ]  # fmt: skip
     parts.append(_task("fit", job))
     aligned = range(plan.align_chunks)
     parts.append(chord(group([_task("align", job, c) for c in aligned]), _task("publish", job)))

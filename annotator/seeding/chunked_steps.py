@@ -174,12 +174,13 @@ def _open_workspace(path: str, run: int) -> Any:
     return Workspace.open(path)
 
 
-def estep(job_id: int, step: int, chunk: int) -> None:
-    """One chunk's expected counts of EM step ``step``, written into the workspace."""
-    what = f"estep-{step}-{chunk}"
+def estep(job_id: int, step: int, chunk: int, direction: int) -> None:
+    """One chunk's expected counts of EM step ``step`` in one direction (0: source→target,
+    1: target→source), written into the workspace."""
+    what = f"estep-{step}-{chunk}-{'fb'[direction]}"
     with unit(job_id, what) as go:
         if go:
-            _workspace(job_id).estep(step, chunk)
+            _workspace(job_id).estep(step, chunk, direction)
             mark_done(read_plan(job_id), what)
 
 
