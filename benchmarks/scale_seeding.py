@@ -3,6 +3,8 @@
 
     DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://127.0.0.1:6379/N \\
       .venv/bin/python benchmarks/scale_seeding.py --pairs 100000 [--chunk 25000] [--workers 1,2]
+    # a million pairs, two workers, no one-process anchor (it would hold every pair at once):
+    ... benchmarks/scale_seeding.py --pairs 1000000 --no-anchor --workers 2
 
 Needs PostgreSQL and Redis (the workers' shape in production). The script:
 
@@ -201,7 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     ap.add_argument("--pairs", type=int, default=20_000)
-    ap.add_argument("--chunk", type=int, help="SEED_CHUNK_PAIRS (default: a quarter of --pairs)")
+    ap.add_argument("--chunk", type=int,
+                    help="SEED_CHUNK_PAIRS (default: a quarter of --pairs, at most 50,000)")  # fmt: skip
     ap.add_argument("--vocab", type=int, default=100_000)
     ap.add_argument("--workers", default="1,2", help="worker counts to run, e.g. 1,2")
     ap.add_argument("--no-anchor", action="store_true", help="skip the one-process seeding")
@@ -209,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep the project afterwards")
     ap.add_argument("--anchor-child", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    chunk = args.chunk or max(1, -(-args.pairs // 4))
+    chunk = args.chunk or min(50_000, max(1, -(-args.pairs // 4)))
     if args.anchor_child:
         anchor_child(args.anchor_child, chunk)
         return 0
@@ -240,8 +243,21 @@ def report(args, chunk: int) -> int:
         print_table(rows, args.pairs, chunk)
     finally:
         if not args.keep:
-            project.delete()
+            drop_project(project)
     return 0
+
+
+def drop_project(project) -> None:
+    """Delete the benchmark's project by plain DELETEs (Django's cascade would load its million
+    pairs and seeds first): it has seeds, runs, jobs and pairs, nothing else."""
+    from annotator.models import AlignerRun, Job, SeedAlignment, SentencePair
+
+    for qs in (SeedAlignment.all_runs.filter(pair__project=project),
+               SentencePair.objects.filter(project=project)):  # fmt: skip
+        qs._raw_delete(qs.db)
+    AlignerRun.objects.filter(project=project).delete()
+    Job.objects.filter(project=project).delete()
+    project.delete()
 
 
 def print_table(rows: list[tuple[str, dict]], pairs: int, chunk: int) -> None:
