@@ -283,8 +283,10 @@ class Workspace:
     def row_off(self) -> np.ndarray:
         return np.load(self.root / "table_row_off.npy")
 
-    @cached_property
+    @property
     def col(self) -> np.ndarray:
+        """The table's target ids, memory-mapped afresh: a caller that drops it unmaps it (the
+        E-steps and the aligning never need it resident)."""
         return np.load(self.root / "table_col.npy", mmap_mode="r")
 
     @cached_property
