@@ -116,6 +116,7 @@ def _runs(args, d: Path, corpus) -> list[dict]:
     for _ in range(args.runs):
         row: dict = {"load_before": os.getloadavg()[0], "warmup_seconds": warm}
         ours_s, ours_links, ours_mb = run_ours(d, "corpus.tsv", args.threads)
+        print(f"ours: {ours_s:.1f} s, {ours_mb:.0f} MB", flush=True)
         row.update(ours_seconds=ours_s, ours_peak_mb=ours_mb,
                    ours_aer=aer(corpus.pairs, ours_links, corpus.gold))  # fmt: skip
         if binary:
@@ -124,6 +125,7 @@ def _runs(args, d: Path, corpus) -> list[dict]:
                        eflomal_aer=aer(corpus.pairs, ef_links, corpus.gold))  # fmt: skip
         row["load_after"] = os.getloadavg()[0]
         runs.append(row)
+        print(f"run {len(runs)}: {json.dumps(row)}", flush=True)
     return runs
 
 

@@ -68,6 +68,34 @@ def csr_from_keys(keys: np.ndarray, n_src: int, n_tgt: int) -> tuple[np.ndarray,
     return row_off, (keys % n_tgt).astype(np.int32)
 
 
+def viterbi_states(config: AlignerConfig, corpus: FlatCorpus, cells, cell_off, d: Direction,
+                   t: np.ndarray, jump_weights: np.ndarray) -> list[np.ndarray]:  # fmt: skip
+    """One direction's Viterbi states of an encoded chunk (-1 = NULL); ``t`` per cell index."""
+    kernels = get_kernels()
+    max_len = int(max(corpus.src_len().max(initial=1), corpus.tgt_len().max(initial=1)))
+    jclass, jofs, _ = jump_class_table(max_len, config.jump_exact, config.jump_buckets)
+    out_off = corpus.src_off if d.transposed else corpus.tgt_off
+    out = np.empty(int(out_off[-1]), dtype=np.int64)
+    t = np.asarray(t, dtype=np.float64)
+    args = (corpus.src_off, corpus.tgt_off, cells, cell_off, 0, corpus.n_pairs, d.transposed, t)
+    if config.hmm_iterations > 0:
+        kernels.hmm_viterbi(*args, jump_weights, jclass, np.int64(jofs), config.null_prob,
+                            config.end_jump, out, out_off)  # fmt: skip
+    else:
+        kernels.ibm1_decode(*args, out, out_off, np.zeros(0), np.zeros(1, dtype=np.int64))
+    return [out[out_off[n] : out_off[n + 1]] for n in range(corpus.n_pairs)]
+
+
+def symmetrised(corpus: FlatCorpus, forward, backward, method: str) -> list[Alignment]:
+    """Both directions' Viterbi states of a chunk symmetrised (all links sure)."""
+    N, M = corpus.src_len().tolist(), corpus.tgt_len().tolist()
+    out = []
+    for n, (fwd, bwd) in enumerate(zip(forward, backward, strict=True)):
+        f, b = links_from_states(fwd.tolist(), bwd.tolist())
+        out.append(Alignment.from_sets(symmetrize_links(f, b, N[n], M[n], method)))
+    return out
+
+
 @dataclass
 class TrainedDirection:
     """One direction's parameters: ``t`` per table entry (+ 2 fallback slots) and jump weights."""
@@ -201,22 +229,10 @@ class AlignerModel:
 
     def viterbi_encoded(self, corpus, cells, cell_off, entries):
         """``viterbi`` of an encoded chunk (cells index ``entries``, sorted indices into t)."""
-        kernels = get_kernels()
-        hmm = self.config.hmm_iterations > 0
-        jclass, jofs, _ = self._jumps(corpus)
 
         def run(d: Direction, p: TrainedDirection) -> list[np.ndarray]:
-            out_off = corpus.src_off if d.transposed else corpus.tgt_off
-            out = np.empty(int(out_off[-1]), dtype=np.int64)
-            t = p.t[entries].astype(np.float64)
-            args = (corpus.src_off, corpus.tgt_off, cells, cell_off, 0, corpus.n_pairs,
-                    d.transposed, t)  # fmt: skip
-            if hmm:
-                kernels.hmm_viterbi(*args, p.jump_weights, jclass, np.int64(jofs),
-                                    self.config.null_prob, self.config.end_jump, out, out_off)  # fmt: skip
-            else:
-                kernels.ibm1_decode(*args, out, out_off, np.zeros(0), np.zeros(1, dtype=np.int64))
-            return [out[out_off[n] : out_off[n + 1]] for n in range(corpus.n_pairs)]
+            return viterbi_states(self.config, corpus, cells, cell_off, d, p.t[entries],
+                                  p.jump_weights)  # fmt: skip
 
         forward, backward = self._both(run)
         return forward, backward
@@ -231,14 +247,8 @@ class AlignerModel:
 
     def align_encoded(self, corpus, cells, cell_off, entries, symmetrize: str | None = None):
         """``align`` of an encoded chunk (see ``viterbi_encoded``)."""
-        method = symmetrize or self.config.symmetrize
         forward, backward = self.viterbi_encoded(corpus, cells, cell_off, entries)
-        N, M = corpus.src_len().tolist(), corpus.tgt_len().tolist()
-        out = []
-        for n, (fwd, bwd) in enumerate(zip(forward, backward, strict=True)):
-            f, b = links_from_states(fwd.tolist(), bwd.tolist())
-            out.append(Alignment.from_sets(symmetrize_links(f, b, N[n], M[n], method)))
-        return out
+        return symmetrised(corpus, forward, backward, symmetrize or self.config.symmetrize)
 
     def posteriors(self, pairs: TokenPairs) -> list[np.ndarray]:
         """Per pair an N×M float32 matrix of link posteriors (mean of both directions). One chunk

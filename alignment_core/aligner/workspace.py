@@ -50,7 +50,12 @@ from alignment_core.aligner._kernels import get_kernels
 from alignment_core.aligner.config import AlignerConfig
 from alignment_core.aligner.corpus_store import build_table, encode_chunks, save_atomic
 from alignment_core.aligner.hmm import initial_jump_weights
-from alignment_core.aligner.model import AlignerModel, TrainedDirection
+from alignment_core.aligner.model import (
+    AlignerModel,
+    TrainedDirection,
+    symmetrised,
+    viterbi_states,
+)
 from alignment_core.aligner.table import DIRECTIONS, jump_class_table
 from alignment_core.aligner.vocab import Vocabulary
 from alignment_core.aligner.workspace_setup import gold_counts, identity_entries, write_links
@@ -233,6 +238,30 @@ class Workspace:
         model.set_identity_fallback(np.load(self.root / "identity_entries.npy"))
         return model
 
+    def alignments(self, chunk: int) -> list[Alignment]:
+        """The trained model's links of one corpus chunk (``config.symmetrize``), straight from
+        the chunk's stored cells: one direction's table in memory at a time, no vocabulary."""
+        if not 0 <= chunk < self.n_corpus_chunks:
+            raise ValueError(f"chunk {chunk} holds no corpus pairs (0..{self.n_corpus_chunks - 1})")
+        last = self.n_steps
+        if not self._params_path(last, ".npz").exists():
+            raise ValueError(f"{self.root}: training is not finished (step {last} not reached)")
+        data = em_chunks.load_chunk(self, chunk)
+        jumps = self._jumps(last)
+        states = [
+            viterbi_states(
+                self.config,
+                data.corpus,
+                data.cells,
+                data.cell_off,
+                d,
+                self._t(last, i)[data.entries],
+                jumps[i],
+            )  # fmt: skip
+            for i, d in enumerate(DIRECTIONS)
+        ]
+        return symmetrised(data.corpus, states[0], states[1], self.config.symmetrize)
+
     def align_chunk(
         self,
         chunk: int,
@@ -240,23 +269,24 @@ class Workspace:
         posteriors: bool = False,
         model: AlignerModel | None = None,
     ) -> None:
-        """The trained model's links of one corpus chunk (symmetrised by ``config.symmetrize``)
-        written atomically to ``out`` (``.npz``; ``read_links`` reads it), with the posterior
-        matrices when ``posteriors``. ``model``: ``self.model()`` if not given (pass it when
-        aligning many chunks in one process)."""
-        if not 0 <= chunk < self.n_corpus_chunks:
-            raise ValueError(f"chunk {chunk} holds no corpus pairs (0..{self.n_corpus_chunks - 1})")
-        model = model or self.model()
-        data = em_chunks.load_chunk(self, chunk)
-        write_links(Path(out), model, data, self.chunk_pairs(chunk)[0], posteriors)
+        """``alignments(chunk)`` written atomically to ``out`` (``.npz``; ``read_links`` reads
+        it), with the posterior matrices when ``posteriors`` (those need ``model``, default
+        ``self.model()``: pass it when aligning many chunks in one process)."""
+        links = self.alignments(chunk)
+        data = em_chunks.load_chunk(self, chunk) if posteriors else None
+        if posteriors:
+            model = model or self.model()
+        write_links(Path(out), links, self.chunk_pairs(chunk)[0], model, data)
 
     # -- files ---------------------------------------------------------------------------
     @cached_property
     def row_off(self) -> np.ndarray:
         return np.load(self.root / "table_row_off.npy")
 
-    @cached_property
+    @property
     def col(self) -> np.ndarray:
+        """The table's target ids, memory-mapped afresh: a caller that drops it unmaps it (the
+        E-steps and the aligning never need it resident)."""
         return np.load(self.root / "table_col.npy", mmap_mode="r")
 
     @cached_property

@@ -93,15 +93,14 @@ def _off(lengths: list[int]) -> np.ndarray:
     return off
 
 
-def write_links(out: Path, model, data, first_pair: int, posteriors: bool) -> None:
-    """One chunk's symmetrised links (and, if asked, its posterior matrices) as ``.npz``."""
-    alignments = model.align_encoded(data.corpus, data.cells, data.cell_off, data.entries)
+def write_links(out: Path, alignments: list[Alignment], first_pair: int, model, data) -> None:
+    """One chunk's links (and, with ``model`` and the chunk's ``data``, its posterior
+    matrices, ``AlignerModel.posteriors``) as ``.npz``."""
     arrays: dict[str, np.ndarray] = {"first_pair": np.array(first_pair)}
-    pair_off = _off([len(a.sure) for a in alignments])
+    arrays["pair_off"] = _off([len(a.sure) for a in alignments])
     pairs = [link for a in alignments for link in sorted(a.sure)]
-    arrays["pair_off"] = pair_off
     arrays["links"] = np.array(pairs, dtype=np.int32).reshape(-1, 2)
-    if posteriors:
+    if data is not None:
         mats = model.posteriors_encoded(data.corpus, data.cells, data.cell_off, data.entries)
         arrays["post_off"] = _off([m.size for m in mats])
         arrays["post"] = np.concatenate([m.ravel() for m in mats]) if mats else np.zeros(0)

@@ -34,13 +34,25 @@ def _chunks(args: argparse.Namespace) -> Iterator[list[AlignedPair]]:
                             target_text=args.target_text, normalize=normalization(args))  # fmt: skip
 
 
-def _trained(args: argparse.Namespace, cfg: AlignerConfig, bar: ProgressBar) -> AlignerModel:
-    with tempfile.TemporaryDirectory(prefix="gridalign-align-") as tmp:
-        pairs = ((p.source, p.target) for chunk in _chunks(args) for p in chunk)
-        bar.report(0.0, "reading and encoding the corpus")
-        ws = Workspace.create(Path(tmp) / "em", pairs, cfg)
-        run_em(ws, cfg.threads, part(bar.report, 0.1, 0.9))
-        return ws.model()
+def _train(args: argparse.Namespace, cfg: AlignerConfig, bar: ProgressBar, folder: Path):
+    """The corpus trained in a workspace under ``folder``."""
+    pairs = ((p.source, p.target) for chunk in _chunks(args) for p in chunk)
+    bar.report(0.0, "reading and encoding the corpus")
+    ws = Workspace.create(folder / "em", pairs, cfg)
+    run_em(ws, cfg.threads, part(bar.report, 0.1, 0.9))
+    return ws
+
+
+def _links(ws: Workspace | None, model: AlignerModel | None, args) -> Iterator[tuple]:
+    """(pair, alignment) in input order: from the workspace's chunks (no vocabulary, one table
+    at a time) after training, else from ``model``."""
+    stream = (a for c in range(ws.n_corpus_chunks) for a in ws.alignments(c)) if ws else None
+    for chunk in _chunks(args):
+        if stream is None:
+            alignments = model.align([(p.source, p.target) for p in chunk])
+        else:
+            alignments = [next(stream) for _ in chunk]
+        yield from zip(chunk, alignments, strict=True)
 
 
 def start_streamed(args: argparse.Namespace, config_of) -> int:
@@ -63,29 +75,28 @@ def run_streamed(args: argparse.Namespace, cfg: AlignerConfig, model: AlignerMod
     bar = ProgressBar(sys.stderr, enabled=not args.quiet)
     counts = {"pairs": 0, "links": 0}
     try:
-        if model is None:
-            model = _trained(args, cfg, bar)
-        say_normalized(normalization(args))
+        with tempfile.TemporaryDirectory(prefix="gridalign-align-") as tmp:
+            ws = _train(args, cfg, bar, Path(tmp)) if model is None else None
+            say_normalized(normalization(args))
 
-        def aligned() -> Iterator[AlignedPair]:
-            for chunk in _chunks(args):
-                alignments = model.align([(p.source, p.target) for p in chunk])
-                counts["pairs"] += len(chunk)
-                bar.report(0.95, f"aligned {counts['pairs']} pairs")
-                for p, a in zip(chunk, alignments, strict=True):
+            def aligned() -> Iterator[AlignedPair]:
+                for p, a in _links(ws, model, args):
+                    counts["pairs"] += 1
                     counts["links"] += len(a)
-                    yield AlignedPair(p.id, p.source, p.target, a, p.subcorpus,
-                                      metadata=p.metadata)  # fmt: skip
+                    if counts["pairs"] % 5000 == 0:
+                        bar.report(0.95, f"aligned {counts['pairs']} pairs")
+                    yield AlignedPair(p.id, p.source, p.target, a, p.subcorpus, metadata=p.metadata)
 
-        out_fmt = args.out_fmt or ("jsonl" if args.out.endswith(".jsonl") else "pharaoh")
-        write_pairs(aligned(), sys.stdout if args.out == "-" else args.out, out_fmt)
+            out_fmt = args.out_fmt or ("jsonl" if args.out.endswith(".jsonl") else "pharaoh")
+            write_pairs(aligned(), sys.stdout if args.out == "-" else args.out, out_fmt)
+            if args.save_model:
+                (model or ws.model()).save(args.save_model)
+            method = (model.config if model else ws.config).symmetrize
     finally:
         bar.close()
-    if args.save_model:
-        model.save(args.save_model)
     print(
         f"align: {counts['pairs']} pairs (0 with gold), {counts['links']} links "
-        f"({model.config.symmetrize}) → {args.out}",
+        f"({method}) → {args.out}",
         file=sys.stderr,
     )
     return 0
