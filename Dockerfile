@@ -37,6 +37,7 @@ RUN python -m alignment_core resources install --no-cache --from /tmp/resources 
 RUN SECRET_KEY=collectstatic-only-not-a-secret-0123456789abcdef \
     python manage.py collectstatic --noinput \
  && python -m gridalign.warm_jit \
+ && mkdir -p /app/var/seed-work \
  && chown -R gridalign /app/var
 
 USER gridalign

@@ -277,14 +277,35 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "control_folder": str(_BROKER_DIR / "control"),
         "store_processed": False,
     }
-# Jobs report through the Job table, so no result backend is needed.
+# Jobs report through the Job table, so tasks store no result by default. The result backend
+# is for the chunked seeding's chords only (their E-step and align tasks store a small result,
+# which is how the chord knows its header is done): Redis's when the broker is Redis (a chord's
+# header counted with one INCR each), else Celery's file backend under var/ (``make run``'s
+# embedded broker: chords are then joined by Celery's ``chord_unlock`` task, which polls).
 CELERY_TASK_IGNORE_RESULT = True
-CELERY_RESULT_BACKEND = None
+_RESULTS_DIR = VAR_DIR / "celery-results"
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND") or CELERY_BROKER_URL
+else:
+    _RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND") or f"file://{_RESULTS_DIR}"
+CELERY_RESULT_EXPIRES = env_int("CELERY_RESULT_EXPIRES", 24 * 3600, minimum=60)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = False  # a killed task must not loop; its job is failed instead
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# Seeding a project of more than SEED_CHUNK_PAIRS pairs spreads its EM over the workers: each
+# iteration's E-step runs as one task per chunk of SEED_CHUNK_PAIRS pairs (a Celery chord per
+# iteration), and the seeds are aligned and written a chunk per task. Smaller projects seed in
+# one task, as before. 0 turns the chunked path off.
+SEED_CHUNK_PAIRS = env_int("SEED_CHUNK_PAIRS", 50_000, minimum=0)
+# Where a chunked seeding's corpus arrays, per-chunk expected counts and model meet: a folder
+# every worker sees at the same path (a shared volume when workers run on several machines).
+SEED_WORK_DIR = Path(env_str("SEED_WORK_DIR") or VAR_DIR / "seed-work")
+# A chunk task whose worker died this many times (killed, out of memory) fails its job.
+SEED_TASK_MAX_ATTEMPTS = env_int("SEED_TASK_MAX_ATTEMPTS", 3, minimum=1)
 
 # A running job whose heartbeat is older than this is declared dead (seconds).
 JOB_STALE_AFTER = env_int("JOB_STALE_AFTER", 120, minimum=5)

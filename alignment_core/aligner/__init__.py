@@ -11,8 +11,12 @@ resources=...)`` reads the HMM's evidence with a classifier trained on the gold 
 per-cell features); its outside resources (``seed_resources.SeedResources``) are built at the
 edge, e.g. ``installed.installed_resources()`` in a worker.
 
-Modules: ``vocab`` (ids, flat corpus), ``table`` (sparse translation table, jump classes),
-``ibm1`` / ``hmm`` (EM loops), ``supervised`` (observed counts from gold, seeds/004),
+Modules: ``vocab`` (ids, flat corpus), ``workspace`` (chunked EM in a folder: the training
+loop of ``train`` and of the workers; ``corpus_store`` encodes the corpus into chunk files and
+builds the CSR translation table, ``em_chunks`` holds the E- and M-step arithmetic,
+``workspace_setup`` the gold and links files, ``_csr_kernels`` the table's kernels),
+``table`` (jump classes, the whole-corpus layout), ``ibm1`` / ``hmm`` (whole-corpus EM loops,
+the tests' reference), ``supervised`` (observed counts from gold, seeds/004),
 ``features`` (per-cell features), ``link_model`` (the supervised link model's public names:
 ``link_config``, ``link_inputs``, ``link_classifiers``, ``link_training``, ``seed_model``,
 ``seed_resources``), ``wordnet`` / ``vectors`` / ``thesaurus`` / ``tags`` / ``wordclass`` (the

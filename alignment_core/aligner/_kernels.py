@@ -28,7 +28,7 @@ from types import FunctionType, SimpleNamespace
 import numpy as np
 from numba.core.dispatcher import Dispatcher
 
-from alignment_core.aligner import _hmm_kernels
+from alignment_core.aligner import _csr_kernels, _hmm_kernels
 from alignment_core.aligner._jit import jit, jit_part
 from alignment_core.aligner.kernel_choice import _PLAIN, use_plain_kernels  # noqa: F401 (re-exported)
 
@@ -388,12 +388,15 @@ def get_kernels(plain: bool | None = None) -> SimpleNamespace:
         twins = _plain_twins(vars(_hmm_kernels))
         found.update(hmm_forward_backward=twins["hmm_forward_backward"])
         found.update(hmm_viterbi=twins["hmm_viterbi"])
+        csr = _plain_twins(vars(_csr_kernels))
+        found.update({n: csr[n] for n in _csr_kernels.CSR_NAMES})
         return SimpleNamespace(**found)
     found = {n: globals()[n] for n in _NAMES}
     found.update(
         hmm_forward_backward=_hmm_kernels.hmm_forward_backward,
         hmm_viterbi=_hmm_kernels.hmm_viterbi,
     )
+    found.update({n: getattr(_csr_kernels, n) for n in _csr_kernels.CSR_NAMES})
     return SimpleNamespace(**found)
 
 

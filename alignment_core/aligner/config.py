@@ -37,6 +37,9 @@ class AlignerConfig:
       side, and a large corpus's E-step chunks on up to ``threads`` workers. The results do
       not depend on it.
     * ``unseen_prob``: translation probability of a word pair never seen in training.
+    * ``chunk_pairs``: EM runs over chunks of this many pairs (``workspace``): memory per chunk
+      grows with it. Chunk sums are added in chunk order, so the model is bit-identical for
+      the same chunking, and the same up to floating-point summation order for another.
     """
 
     ibm1_iterations: int = 5
@@ -54,6 +57,7 @@ class AlignerConfig:
     symmetrize: str = "intersect"
     threads: int = 2
     unseen_prob: float = 1e-7
+    chunk_pairs: int = 5_000
 
     def __post_init__(self) -> None:
         problems = []
@@ -75,6 +79,8 @@ class AlignerConfig:
             problems.append(f"symmetrize must be one of {', '.join(METHODS)}")
         if self.threads < 1:
             problems.append("threads must be >= 1")
+        if self.chunk_pairs < 1:
+            problems.append("chunk_pairs must be >= 1")
         if not 0.0 < self.unseen_prob < 1.0:
             problems.append("unseen_prob must lie in (0, 1)")
         if problems:

@@ -11,6 +11,10 @@
   (Vogel) is not an exact M-step for this model.
 * The recorded log-likelihood is the objective EM climbs, ``(1 - λ) · Σ log p(unlabelled) +
   λ · complete log-lik of the observed counts`` (up to constants).
+
+The loops here run over one cell table of the whole corpus (``table.build_table``); training
+runs the same E-step kernels chunk by chunk instead (``workspace``, ``em_chunks``), and these
+loops are the reference it is tested against.
 """
 
 from __future__ import annotations

@@ -7,6 +7,10 @@ M-step (seeds/004): ``counts = (1 - λ) · expected + λ · observed``; the ``1 
 carried by the pair weights, λ by ``Observed``. The log-likelihood recorded per iteration is
 the objective EM climbs: ``(1 - λ) · Σ log p(unlabelled pairs) + λ · Σ observed · log t``
 (up to constants), evaluated with the parameters the iteration starts from.
+
+The loops here run over one cell table of the whole corpus (``table.build_table``); training
+runs the same E-step kernels chunk by chunk instead (``workspace``, ``em_chunks``), and these
+loops are the reference it is tested against.
 """
 
 from __future__ import annotations

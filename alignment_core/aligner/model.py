@@ -25,13 +25,7 @@ from alignment_core.aligner._kernels import get_kernels
 from alignment_core.aligner.config import AlignerConfig
 from alignment_core.aligner.symmetrize import links_from_states
 from alignment_core.aligner.symmetrize import symmetrize as symmetrize_links
-from alignment_core.aligner.table import (
-    DIRECTIONS,
-    CellTable,
-    Direction,
-    jump_class_table,
-    lookup_table,
-)
+from alignment_core.aligner.table import DIRECTIONS, Direction, cell_offsets, jump_class_table
 from alignment_core.aligner.vocab import (
     UNK_ID,
     FlatCorpus,
@@ -66,6 +60,42 @@ def pair_chunks(pairs: TokenPairs, max_cells: int | None = None) -> list[tuple[i
     return bounds
 
 
+def csr_from_keys(keys: np.ndarray, n_src: int, n_tgt: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(row_off, col)`` of sorted keys ``src_id * n_tgt + tgt_id``."""
+    keys = np.asarray(keys, dtype=np.int64)
+    row_off = np.zeros(n_src + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys // n_tgt, minlength=n_src)[:n_src], out=row_off[1:])
+    return row_off, (keys % n_tgt).astype(np.int32)
+
+
+def viterbi_states(config: AlignerConfig, corpus: FlatCorpus, cells, cell_off, d: Direction,
+                   t: np.ndarray, jump_weights: np.ndarray) -> list[np.ndarray]:  # fmt: skip
+    """One direction's Viterbi states of an encoded chunk (-1 = NULL); ``t`` per cell index."""
+    kernels = get_kernels()
+    max_len = int(max(corpus.src_len().max(initial=1), corpus.tgt_len().max(initial=1)))
+    jclass, jofs, _ = jump_class_table(max_len, config.jump_exact, config.jump_buckets)
+    out_off = corpus.src_off if d.transposed else corpus.tgt_off
+    out = np.empty(int(out_off[-1]), dtype=np.int64)
+    t = np.asarray(t, dtype=np.float64)
+    args = (corpus.src_off, corpus.tgt_off, cells, cell_off, 0, corpus.n_pairs, d.transposed, t)
+    if config.hmm_iterations > 0:
+        kernels.hmm_viterbi(*args, jump_weights, jclass, np.int64(jofs), config.null_prob,
+                            config.end_jump, out, out_off)  # fmt: skip
+    else:
+        kernels.ibm1_decode(*args, out, out_off, np.zeros(0), np.zeros(1, dtype=np.int64))
+    return [out[out_off[n] : out_off[n + 1]] for n in range(corpus.n_pairs)]
+
+
+def symmetrised(corpus: FlatCorpus, forward, backward, method: str) -> list[Alignment]:
+    """Both directions' Viterbi states of a chunk symmetrised (all links sure)."""
+    N, M = corpus.src_len().tolist(), corpus.tgt_len().tolist()
+    out = []
+    for n, (fwd, bwd) in enumerate(zip(forward, backward, strict=True)):
+        f, b = links_from_states(fwd.tolist(), bwd.tolist())
+        out.append(Alignment.from_sets(symmetrize_links(f, b, N[n], M[n], method)))
+    return out
+
+
 @dataclass
 class TrainedDirection:
     """One direction's parameters: ``t`` per table entry (+ 2 fallback slots) and jump weights."""
@@ -77,7 +107,9 @@ class TrainedDirection:
 
 
 class AlignerModel:
-    """Vocabularies, the sparse translation table and both directions' parameters."""
+    """Vocabularies, the sparse translation table (CSR: ``row_off`` per source id, ``col``
+    target id per entry, see ``_csr_kernels``) and both directions' parameters (``t`` float32
+    per entry, then the two fallback slots)."""
 
     def __init__(
         self,
@@ -85,7 +117,8 @@ class AlignerModel:
         config: AlignerConfig,
         src_vocab: Vocabulary,
         tgt_vocab: Vocabulary,
-        keys: np.ndarray,
+        row_off: np.ndarray,
+        col: np.ndarray,
         forward: TrainedDirection,
         backward: TrainedDirection,
         info: dict[str, Any] | None = None,
@@ -93,14 +126,24 @@ class AlignerModel:
         self.config = config
         self.src_vocab = src_vocab
         self.tgt_vocab = tgt_vocab
-        self.keys = keys
+        self.row_off = np.asarray(row_off, dtype=np.int64)
+        self.col = np.asarray(col, dtype=np.int32)
         self.forward = forward
         self.backward = backward
         self.info = dict(info or {})
-        self._cache: tuple[list, FlatCorpus, CellTable] | None = None
         for d in (forward, backward):
-            # store-precision parameters, so a saved and reloaded model aligns identically
-            d.t = d.t.astype(np.float32).astype(np.float64)
+            # store precision, so a saved and reloaded model aligns identically
+            d.t = np.asarray(d.t, dtype=np.float32)
+
+    @property
+    def n_entries(self) -> int:
+        return len(self.col)
+
+    @property
+    def keys(self) -> np.ndarray:
+        """Every entry's key ``src_id * n_tgt_vocab + tgt_id`` (sorted; the saved form)."""
+        rows = np.repeat(np.arange(len(self.row_off) - 1, dtype=np.int64), np.diff(self.row_off))
+        return rows * len(self.tgt_vocab) + self.col
 
     # -- training-time helpers ----------------------------------------------------------
     @property
@@ -112,70 +155,49 @@ class AlignerModel:
             for m in ("IBM1", "HMM")
         }
 
-    def set_identity_fallback(self, lexicon: list[str], toks: TokenPairs) -> None:
-        """Use the median t(w | w) of words seen once as the unseen-identical-word probability."""
-        K = len(self.keys)
-        if not lexicon:
+    def set_identity_fallback(self, entries: np.ndarray) -> None:
+        """Use the median t(w | w) over ``entries`` (the identity pairs of words seen once) as
+        the unseen-identical-word probability."""
+        K = self.n_entries
+        if not len(entries):
             return
-        freq: dict[str, int] = {}
-        for s, t in toks:
-            for w in (*s, *t):
-                freq[w] = freq.get(w, 0) + 1
-        rare = [w for w in lexicon if freq.get(w, 0) <= 1] or lexicon
-        ids = np.array(
-            [self.src_vocab.get(w) * len(self.tgt_vocab) + self.tgt_vocab.get(w) for w in rare],
-            dtype=np.int64,
-        )
-        pos = np.searchsorted(self.keys, ids)
-        ok = (pos < K) & (self.keys[np.minimum(pos, K - 1)] == ids)
         for d in (self.forward, self.backward):
-            if ok.any():
-                value = float(np.median(d.t[pos[ok]]))
-                d.t[K + 1] = max(float(np.float32(value)), d.t[K])
-
-    def remember_training_corpus(self, toks: list, corpus: FlatCorpus, table: CellTable) -> None:
-        """Keep the training pairs' cells so aligning them right after training skips a lookup."""
-        n = len(toks)
-        sub = FlatCorpus(
-            corpus.src[: corpus.src_off[n]],
-            corpus.src_off[: n + 1],
-            corpus.tgt[: corpus.tgt_off[n]],
-            corpus.tgt_off[: n + 1],
-        )
-        self._cache = (
-            toks,
-            sub,
-            CellTable(table.cells[: table.cell_off[n]], table.cell_off[: n + 1]),
-        )
+            value = float(np.median(d.t[entries].astype(np.float64)))
+            d.t[K + 1] = max(np.float32(value), d.t[K])
 
     # -- preparing pairs ----------------------------------------------------------------
-    def _prepare(self, pairs: TokenPairs) -> tuple[FlatCorpus, CellTable]:
+    def _prepare(self, pairs: TokenPairs) -> tuple[FlatCorpus, np.ndarray, np.ndarray, np.ndarray]:
+        """``(corpus, cells, cell_off, entries)``: cells index ``entries`` (sorted indices into
+        t; K = a pair never seen, K + 1 = an unseen word facing itself)."""
         cfg = self.config
         toks = [
             (normalise_tokens(s, cfg.lowercase), normalise_tokens(t, cfg.lowercase))
             for s, t in pairs
         ]
-        if self._cache is not None and len(self._cache[0]) == len(toks) and self._cache[0] == toks:
-            return self._cache[1], self._cache[2]
         corpus = encode_corpus(toks, self.src_vocab, self.tgt_vocab, grow=False)
-        table, _ = lookup_table(corpus, self.keys, len(self.tgt_vocab), get_kernels())
+        cell_off = cell_offsets(corpus)
+        cells = np.empty(int(cell_off[-1]), dtype=np.int64)
+        get_kernels().lookup_cells(corpus.src, corpus.src_off, corpus.tgt, corpus.tgt_off,
+                                   cell_off, self.row_off, self.col, cells)  # fmt: skip
+        cells[cells < 0] = self.n_entries
         if cfg.identity_lexicon:
-            self._mark_unseen_identities(toks, corpus, table)
-        return corpus, table
+            self._mark_unseen_identities(toks, corpus, cells, cell_off)
+        entries, local = np.unique(cells, return_inverse=True)
+        return corpus, local.astype(np.int32).ravel(), cell_off, entries
 
-    def _mark_unseen_identities(self, toks: list, corpus: FlatCorpus, table: CellTable) -> None:
-        identity_slot = len(self.keys) + 1
+    def _mark_unseen_identities(self, toks: list, corpus: FlatCorpus, cells, cell_off) -> None:
+        identity_slot = self.n_entries + 1
         for n, (s, t) in enumerate(toks):
             src_ids = corpus.src[corpus.src_off[n] : corpus.src_off[n + 1]]
             tgt_ids = corpus.tgt[corpus.tgt_off[n] : corpus.tgt_off[n + 1]]
             if not ((src_ids == UNK_ID).any() and (tgt_ids == UNK_ID).any()):
                 continue
             M = len(t)
-            base = int(table.cell_off[n])
+            base = int(cell_off[n])
             for i in np.flatnonzero(src_ids == UNK_ID):
                 for j in np.flatnonzero(tgt_ids == UNK_ID):
                     if s[i] == t[j]:
-                        table.cells[base + i * (M + 1) + j] = identity_slot
+                        cells[base + i * (M + 1) + j] = identity_slot
 
     def _both(self, fn: Callable[[Direction, TrainedDirection], R]) -> list[R]:
         params = (self.forward, self.backward)
@@ -185,52 +207,32 @@ class AlignerModel:
             futures = [pool.submit(fn, d, p) for d, p in zip(DIRECTIONS, params, strict=True)]
             return [f.result() for f in futures]
 
+    def _jumps(self, corpus: FlatCorpus) -> tuple[np.ndarray, int, int]:
+        max_len = int(max(corpus.src_len().max(initial=1), corpus.tgt_len().max(initial=1)))
+        return jump_class_table(max_len, self.config.jump_exact, self.config.jump_buckets)
+
     # -- alignment ----------------------------------------------------------------------
     def viterbi(self, pairs: TokenPairs) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """Directional Viterbi alignments (0-based; -1 = NULL).
 
         Returns ``(forward, backward)``: ``forward[n][j]`` is the source position of target
-        word j of pair n, ``backward[n][i]`` the target position of source word i.
+        word j of pair n, ``backward[n][i]`` the target position of source word i. One chunk
+        of pairs (``pair_chunks``) at a time, so memory stays bounded.
         """
-        chunks = pair_chunks(pairs)
-        if len(chunks) > 1:  # bounded memory: one chunk at a time
-            parts = [self.viterbi(pairs[lo:hi]) for lo, hi in chunks]
-            return [a for f, _ in parts for a in f], [a for _, b in parts for a in b]
-        corpus, table = self._prepare(pairs)
-        kernels = get_kernels()
-        hmm = self.config.hmm_iterations > 0
-        max_len = int(max(corpus.src_len().max(initial=1), corpus.tgt_len().max(initial=1)))
-        jclass, jofs, _ = jump_class_table(
-            max_len, self.config.jump_exact, self.config.jump_buckets
-        )
+        forward: list[np.ndarray] = []
+        backward: list[np.ndarray] = []
+        for lo, hi in pair_chunks(pairs):
+            f, b = self.viterbi_encoded(*self._prepare(pairs[lo:hi]))
+            forward.extend(f)
+            backward.extend(b)
+        return forward, backward
+
+    def viterbi_encoded(self, corpus, cells, cell_off, entries):
+        """``viterbi`` of an encoded chunk (cells index ``entries``, sorted indices into t)."""
 
         def run(d: Direction, p: TrainedDirection) -> list[np.ndarray]:
-            out_off = corpus.src_off if d.transposed else corpus.tgt_off
-            out = np.empty(int(out_off[-1]), dtype=np.int64)
-            args = (
-                corpus.src_off,
-                corpus.tgt_off,
-                table.cells,
-                table.cell_off,
-                0,
-                corpus.n_pairs,
-                d.transposed,
-                p.t,
-            )
-            if hmm:
-                kernels.hmm_viterbi(
-                    *args,
-                    p.jump_weights,
-                    jclass,
-                    np.int64(jofs),
-                    self.config.null_prob,
-                    self.config.end_jump,
-                    out,
-                    out_off,
-                )
-            else:
-                kernels.ibm1_decode(*args, out, out_off, np.zeros(0), np.zeros(1, dtype=np.int64))
-            return [out[out_off[n] : out_off[n + 1]] for n in range(corpus.n_pairs)]
+            return viterbi_states(self.config, corpus, cells, cell_off, d, p.t[entries],
+                                  p.jump_weights)  # fmt: skip
 
         forward, backward = self._both(run)
         return forward, backward
@@ -238,53 +240,59 @@ class AlignerModel:
     def align(self, pairs: TokenPairs, symmetrize: str | None = None) -> list[Alignment]:
         """Symmetrised alignments (all links sure), in input order. ``symmetrize`` overrides
         ``config.symmetrize``."""
-        method = symmetrize or self.config.symmetrize
-        forward, backward = self.viterbi(pairs)
-        out = []
-        for (s, t), fwd, bwd in zip(pairs, forward, backward, strict=True):
-            f, b = links_from_states(fwd.tolist(), bwd.tolist())
-            out.append(Alignment.from_sets(symmetrize_links(f, b, len(s), len(t), method)))
+        out: list[Alignment] = []
+        for lo, hi in pair_chunks(pairs):
+            out.extend(self.align_encoded(*self._prepare(pairs[lo:hi]), symmetrize=symmetrize))
         return out
+
+    def align_encoded(self, corpus, cells, cell_off, entries, symmetrize: str | None = None):
+        """``align`` of an encoded chunk (see ``viterbi_encoded``)."""
+        forward, backward = self.viterbi_encoded(corpus, cells, cell_off, entries)
+        return symmetrised(corpus, forward, backward, symmetrize or self.config.symmetrize)
 
     def posteriors(self, pairs: TokenPairs) -> list[np.ndarray]:
         """Per pair an N×M float32 matrix of link posteriors (mean of both directions). One chunk
         of pairs at a time, so only that chunk's float64 directional matrices are alive."""
         out: list[np.ndarray] = []
         for lo, hi in pair_chunks(pairs):
-            forward, backward = self.directional_posteriors(pairs[lo:hi])
-            out.extend(
-                ((f + b) * 0.5).astype(np.float32) for f, b in zip(forward, backward, strict=True)
-            )
+            out.extend(self.posteriors_encoded(*self._prepare(pairs[lo:hi])))
         return out
+
+    def posteriors_encoded(self, corpus, cells, cell_off, entries) -> list[np.ndarray]:
+        """``posteriors`` of an encoded chunk (see ``viterbi_encoded``)."""
+        forward, backward = self._directional_encoded(corpus, cells, cell_off, entries)
+        return [((f + b) * 0.5).astype(np.float32) for f, b in zip(forward, backward, strict=True)]
 
     def directional_posteriors(
         self, pairs: TokenPairs
     ) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """Each direction's N×M float64 link posteriors: ``(forward, backward)``, forward[n][i, j]
         = P(a_j = i) (source→target), backward[n][i, j] = P(b_i = j) (target→source)."""
-        chunks = pair_chunks(pairs)
-        if len(chunks) > 1:  # bounded memory: one chunk at a time
-            parts = [self.directional_posteriors(pairs[lo:hi]) for lo, hi in chunks]
-            return [m for f, _ in parts for m in f], [m for _, b in parts for m in b]
-        corpus, table = self._prepare(pairs)
+        forward: list[np.ndarray] = []
+        backward: list[np.ndarray] = []
+        for lo, hi in pair_chunks(pairs):
+            f, b = self._directional_encoded(*self._prepare(pairs[lo:hi]))
+            forward.extend(f)
+            backward.extend(b)
+        return forward, backward
+
+    def _directional_encoded(self, corpus, cells, cell_off, entries):
         kernels = get_kernels()
         sizes = corpus.src_len() * corpus.tgt_len()
         post_off = np.zeros(corpus.n_pairs + 1, dtype=np.int64)
         np.cumsum(sizes, out=post_off[1:])
-        max_len = int(max(corpus.src_len().max(initial=1), corpus.tgt_len().max(initial=1)))
-        jclass, jofs, n_classes = jump_class_table(
-            max_len, self.config.jump_exact, self.config.jump_buckets
-        )
+        jclass, jofs, n_classes = self._jumps(corpus)
         weights = np.ones(corpus.n_pairs)
         hmm = self.config.hmm_iterations > 0
 
         def run(d: Direction, p: TrainedDirection) -> np.ndarray:
             post = np.zeros(int(post_off[-1]))
-            cells, cell_off, n = table.cells, table.cell_off, corpus.n_pairs
+            n = corpus.n_pairs
+            t = p.t[entries].astype(np.float64)
             if hmm:
                 kernels.hmm_forward_backward(
                     corpus.src_off, corpus.tgt_off, cells, cell_off, weights, 0, n, d.transposed,
-                    p.t, p.jump_weights, jclass, np.int64(jofs), self.config.null_prob,
+                    t, p.jump_weights, jclass, np.int64(jofs), self.config.null_prob,
                     self.config.end_jump, False, np.zeros(0), np.zeros(n_classes),
                     np.zeros((1, 1)), post, post_off,
                 )  # fmt: skip
@@ -292,7 +300,7 @@ class AlignerModel:
                 out_off = corpus.src_off if d.transposed else corpus.tgt_off
                 out = np.empty(int(out_off[-1]), dtype=np.int64)
                 kernels.ibm1_decode(
-                    corpus.src_off, corpus.tgt_off, cells, cell_off, 0, n, d.transposed, p.t,
+                    corpus.src_off, corpus.tgt_off, cells, cell_off, 0, n, d.transposed, t,
                     out, out_off, post, post_off,
                 )  # fmt: skip
             return post
@@ -319,8 +327,8 @@ class AlignerModel:
                 src_words=self.src_vocab.to_array(),
                 tgt_words=self.tgt_vocab.to_array(),
                 keys=self.keys,
-                t_forward=self.forward.t.astype(np.float32),
-                t_backward=self.backward.t.astype(np.float32),
+                t_forward=self.forward.t,
+                t_backward=self.backward.t,
                 jump_forward=self.forward.jump_weights,
                 jump_backward=self.backward.jump_weights,
             )
@@ -342,17 +350,21 @@ class AlignerModel:
                 for name, d in (("forward", DIRECTIONS[0]), ("backward", DIRECTIONS[1])):
                     directions.append(
                         TrainedDirection(
-                            t=z[f"t_{name}"].astype(np.float64),
+                            t=z[f"t_{name}"].astype(np.float32),
                             jump_weights=z[f"jump_{name}"].astype(np.float64),
                             ibm1_loglik=lls.get(f"IBM1 {d.name}", []),
                             hmm_loglik=lls.get(f"HMM {d.name}", []),
                         )
                     )
+                src_vocab = Vocabulary.from_array(z["src_words"])
+                tgt_vocab = Vocabulary.from_array(z["tgt_words"])
+                row_off, col = csr_from_keys(z["keys"], len(src_vocab), len(tgt_vocab))
                 model = cls(
                     config=config,
-                    src_vocab=Vocabulary.from_array(z["src_words"]),
-                    tgt_vocab=Vocabulary.from_array(z["tgt_words"]),
-                    keys=z["keys"].astype(np.int64),
+                    src_vocab=src_vocab,
+                    tgt_vocab=tgt_vocab,
+                    row_off=row_off,
+                    col=col,
                     forward=directions[0],
                     backward=directions[1],
                     info=info,

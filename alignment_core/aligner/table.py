@@ -6,6 +6,12 @@ fit for large vocabularies). An entry is identified by its key ``src_id * n_tgt_
 Each direction has its own probability array over the same entries, plus two extra slots:
 ``k = K`` (a pair never seen in training) and ``k = K + 1`` (an unseen word facing an identical
 word, when the identity lexicon is on).
+
+Training no longer builds a cell table for the whole corpus: ``workspace`` keeps the table as
+a CSR (``corpus_store``) and cells per chunk. ``build_table``, ``EStepRunner``,
+``TNormaliser`` and ``sum_results`` remain as the whole-corpus layout that ``ibm1.train_ibm1``
+and ``hmm.train_hmm`` run on: the reference the chunked EM is tested against
+(tests/core/test_aligner_sparse_table.py).
 """
 
 from __future__ import annotations
@@ -75,27 +81,6 @@ def build_table(
     cells = np.empty(len(raw), dtype=np.int32)
     keys = kernels.unique_keys(raw, np.int64(n_src_vocab), np.int64(n_tgt_vocab), cells)
     return keys, CellTable(cells, off)
-
-
-def lookup_table(
-    corpus: FlatCorpus, keys: np.ndarray, n_tgt_vocab: int, kernels
-) -> tuple[CellTable, np.ndarray]:
-    """Cells of new pairs against a trained table; unseen pairs get index ``len(keys)``.
-
-    Also returns a bool mask of the cells that were not found.
-    """
-    off = cell_offsets(corpus)
-    raw = np.empty(int(off[-1]), dtype=np.int64)
-    kernels.cell_keys(
-        corpus.src, corpus.src_off, corpus.tgt, corpus.tgt_off, off, np.int64(n_tgt_vocab), raw
-    )
-    pos = np.searchsorted(keys, raw)
-    if len(keys):
-        found = (pos < len(keys)) & (keys[np.minimum(pos, len(keys) - 1)] == raw)
-    else:
-        found = np.zeros(len(raw), dtype=bool)
-    cells = np.where(found, pos, len(keys)).astype(np.int32)
-    return CellTable(cells, off), ~found
 
 
 class EStepRunner:

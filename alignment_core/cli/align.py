@@ -20,7 +20,8 @@ CORPUS is any sentence-pair file (tsv, bitext, parallel with --target-text, json
 giza-a3); alignments it carries are ignored — hand alignments come from ``--gold``, matched
 to the corpus by pair id. Output keeps the input order. ``--model M`` aligns with a saved
 model without training; with ``--gold`` as well it retrains using M's settings (the gold has
-grown). A progress bar goes to stderr.
+grown). A progress bar goes to stderr. With the HMM and neither ``--gold`` nor
+``--posteriors``, the corpus streams (``cli.align_stream``): memory holds no whole corpus.
 
 ``--model-kind supervised`` trains the supervised link model on the gold
 (``alignment_core.aligner.link_model``): links come with sure/possible labels, ``--posteriors``
@@ -50,6 +51,7 @@ from alignment_core.aligner.link_model import (
 )
 from alignment_core.aligner.resources import resources_dir
 from alignment_core.alignment import AlignedPair, Alignment
+from alignment_core.cli.align_stream import start_streamed, streamable
 from alignment_core.cli.normalize import add_normalize_option, normalization, say_normalized
 from alignment_core.formats import FORMATS, FormatError, read_pairs, write_pairs
 from alignment_core.progress import ProgressBar
@@ -382,6 +384,11 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
+    if args.model_kind is None and args.no_builtin:
+        args.model_kind = "hmm"
+        print("align: the built-in English model is not used: --no-builtin", file=sys.stderr)
+    if streamable(args):
+        return start_streamed(args, _config)
     corpus, gold = _read_inputs(args)
     sentences = [(p.source, p.target) for p in corpus]
     if args.model_kind is None:

@@ -8,7 +8,7 @@ our own, no result backend: each part records its outcome in a ``JobPart`` row).
 
 Decisions:
 
-* the job stays *running* after its work returns (``JobReporter.detached``); the part that
+* the job stays *running* after its work returns (``JobReporter.hand_off``); the part that
   finds every part finished records the job's success, with the kind's ``finish`` result.
   The parts' ends are serialised by a lock on the Job row (SQLite: its one writer), so
   exactly one part finishes the job;
@@ -77,7 +77,7 @@ def register_parts(kind: str, parts: Parts) -> None:
 
 def start_parts(*, job: Any, keys: Sequence[str], reporter: Any) -> None:
     """Create one queued part per key and send them as a Celery group; the job then ends
-    when its last part does (``reporter`` is detached, so ``run_job`` leaves the job
+    when its last part does (``reporter`` is handed off, so ``run_job`` leaves the job
     running). In eager mode (tests) the parts run here, one after another."""
     if kind_parts(job.kind) is None:
         raise KeyError(f"job kind {job.kind!r} has no parts registered")
@@ -88,7 +88,7 @@ def start_parts(*, job: Any, keys: Sequence[str], reporter: Any) -> None:
     app = current_app
     if app.conf.task_always_eager and RUN_PART_TASK not in app.tasks:
         app.loader.import_default_modules()
-    reporter.detached = True
+    reporter.hand_off()
     parts = group(app.signature(RUN_PART_TASK, args=(job.pk, str(k))) for k in keys)
     queue = _queue_of_current_task()
     parts.apply_async(**({"queue": queue} if queue else {}))

@@ -31,6 +31,10 @@ class JobKind:
     # worker killed just after the work's commit cannot leave the job "failed" with the work
     # done. Long work (training) keeps the separate update and holds no long transaction.
     record_success_with_work: bool = False
+    # ``on_failed(job_id)``: undo what the job left when it is failed, however that happens
+    # (its own error, its worker lost, the stale-job sweep): a chunked seeding's work spans
+    # many tasks and transactions, so it cleans up here, not by rolling one back.
+    on_failed: Callable[[int], None] | None = None
 
 
 _KINDS: dict[str, JobKind] = {}
@@ -62,6 +66,12 @@ def records_success_with_work(name: str) -> bool:
     """Whether kind ``name`` records its success in its work's transaction (unknown: no)."""
     kind = _KINDS.get(name)
     return kind is not None and kind.record_success_with_work
+
+
+def on_failed_for(name: str) -> Callable[[int], None] | None:
+    """The clean-up of job kind ``name`` after a failure, if it has one (unknown: None)."""
+    kind = _KINDS.get(name)
+    return kind.on_failed if kind is not None else None
 
 
 def summary_for(name: str) -> Summary | None:

@@ -35,7 +35,7 @@ import math
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -45,7 +45,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from alignment_core.progress import Progress
-from annotator.jobs.registry import Work, records_success_with_work, work_for
+from annotator.jobs.registry import Work, on_failed_for, records_success_with_work, work_for
 from annotator.models import Job
 
 logger = logging.getLogger(__name__)
@@ -107,9 +107,9 @@ class JobReporter:
         self.recorded = False
         # Called before that write (``run_job`` stops the heartbeat there).
         self.before_success: Callable[[], None] | None = None
-        # Set by ``parts.start_parts``: the job's parts run in tasks of their own and the
-        # last of them records the job's outcome, so ``run_job`` leaves it running.
-        self.detached = False
+        # Set by ``hand_off``: the job goes on in other tasks (a document zip's parts, a
+        # chunked seeding's chords), which record its outcome.
+        self.handed_off = False
 
     def progress(self, percent: float, message: str = "") -> bool:
         """Record progress; returns True when it was written (False: throttled or unchanged)."""
@@ -160,6 +160,12 @@ class JobReporter:
             if not _succeed(self.job_id, result, self.last_message):
                 raise RuntimeError("the job was failed while it ran; its work is undone")
             self.recorded = True
+
+    def hand_off(self) -> None:
+        """Say the job goes on in other tasks (a zip's parts, a chunked seeding's chords): when the work
+        returns, the job stays running, and those tasks beat its heartbeat, report its
+        progress and record its success (:func:`succeed_job`) or failure."""
+        self.handed_off = True
 
     def as_progress(self) -> Progress:
         """This reporter as the core's ``progress(fraction, message)`` (fraction 0–1)."""
@@ -229,9 +235,32 @@ def run_job(
         fail_job(job_id=job_id, message="Interrupted", error=error_text(exc) or repr(exc))
         raise
     heartbeat.stop()
-    # (recorded: by the work, in its transaction; detached: by the job's last part)
-    if not together and not reporter.recorded and not reporter.detached:
+    # recorded: by the work, in its transaction; handed off: other tasks will record it
+    if not together and not reporter.recorded and not reporter.handed_off:
         _succeed(job_id, result, reporter.last_message)
+
+
+@contextlib.contextmanager
+def heartbeat_of(job_id: int) -> Iterator[None]:
+    """Beat job ``job_id``'s heartbeat while the block runs: a task that does part of a job
+    whose work was handed off (``JobReporter.hand_off``)."""
+    heartbeat = _Heartbeat(job_id, interval=default_heartbeat_interval(), using=bookkeeping_alias())
+    heartbeat.start()
+    try:
+        yield
+    finally:
+        heartbeat.stop()
+
+
+def advance_job(*, job_id: int, percent: float, message: str) -> bool:
+    """Move a running job's progress to ``percent`` (0–100) with ``message``, never backwards:
+    the parts of a handed-off job finish in any order, in several processes. True if written."""
+    value = int(min(100.0, max(0.0, float(percent))))
+    return bool(
+        Job.objects.using(bookkeeping_alias())
+        .filter(pk=job_id, status=Job.Status.RUNNING, progress__lte=value)
+        .update(progress=value, message=message[:MESSAGE_MAX], heartbeat_at=timezone.now())
+    )
 
 
 def _claim(job_id: int) -> Job | None:
@@ -245,6 +274,17 @@ def _claim(job_id: int) -> Job | None:
         logger.warning("job %s not run: it is %s", job_id, state or "missing")
         return None
     return Job.objects.get(pk=job_id)
+
+
+def succeed_job(*, job_id: int, result: dict[str, Any] | None, message: str) -> None:
+    """Record the success of a job whose work went on in other tasks (``hand_off``), from
+    inside the transaction that writes its last part, so both commit together. Raises if the
+    job was failed meanwhile, so that transaction rolls back."""
+    if not connection.in_atomic_block:
+        raise RuntimeError("succeed_job belongs inside the work's transaction")
+    json.dumps(result)
+    if not _succeed(job_id, result, message[:MESSAGE_MAX]):
+        raise RuntimeError("the job was failed while it ran; its work is undone")
 
 
 def _succeed(job_id: int, result: dict[str, Any] | None, last_message: str) -> bool:
@@ -275,15 +315,33 @@ def _succeed(job_id: int, result: dict[str, Any] | None, last_message: str) -> b
 
 def fail_job(*, job_id: int, message: str, error: str) -> bool:
     """Mark an unfinished job failed (a finished one is left as it is). True if it changed."""
-    now = timezone.now()
+    unfinished = Job.objects.filter(pk=job_id, status__in=UNFINISHED)
+    if not unfinished.exists():
+        return False
+    # cleaned up first, so a job seen failed has nothing half-written left (were it to
+    # succeed meanwhile, its kind's clean-up leaves what it published alone)
+    clean_up_failed(job_id)
     return bool(
-        Job.objects.filter(pk=job_id, status__in=UNFINISHED).update(
+        unfinished.update(
             status=Job.Status.FAILED,
             message=message[:MESSAGE_MAX],
             error=error[-ERROR_MAX:],
-            finished_at=now,
+            finished_at=timezone.now(),
         )
     )
+
+
+def clean_up_failed(job_id: int) -> None:
+    """Run the failing job's kind's clean-up (``JobKind.on_failed``: a chunked seeding deletes
+    its unpublished run). Logged, never raised: the job is failed whatever it does."""
+    kind = Job.objects.filter(pk=job_id).values_list("kind", flat=True).first()
+    clean_up = on_failed_for(kind) if kind else None
+    if clean_up is None:
+        return
+    try:
+        clean_up(job_id)
+    except Exception:
+        logger.exception("could not clean up after failed job %s", job_id)
 
 
 def fail_stale_jobs(*, now: datetime | None = None) -> int:
@@ -308,9 +366,12 @@ def fail_stale_jobs(*, now: datetime | None = None) -> int:
             f"JOB_STALE_AFTER is {stale_after} s): the worker running this job stopped "
             "(killed, out of memory, or restarted)."
         )
-        failed += Job.objects.filter(
-            pk=job_id, status=Job.Status.RUNNING, heartbeat_at=beat
-        ).update(status=Job.Status.FAILED, message=STALE_MESSAGE, error=error, finished_at=now)
+        swept = Job.objects.filter(pk=job_id, status=Job.Status.RUNNING, heartbeat_at=beat).update(
+            status=Job.Status.FAILED, message=STALE_MESSAGE, error=error, finished_at=now
+        )
+        if swept:
+            clean_up_failed(job_id)
+        failed += swept
     failed += _fail_jobs_never_picked_up(now=now)
     if failed:
         logger.warning("failed %d stale job(s)", failed)

@@ -24,6 +24,12 @@ class AlignerRun(models.Model):
     gold_pairs = models.PositiveIntegerField(default=0, help_text="Hand-aligned pairs trained on.")
     note = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # A chunked seeding writes its seeds a chunk at a time under an unpublished run, which
+    # nothing reads (no page, no assignment) until its last task publishes it in one
+    # transaction; a failed one is deleted with its seeds.
+    published = models.BooleanField(
+        default=True, help_text="False while a chunked seeding is still writing its seeds."
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -36,8 +42,19 @@ class AlignerRun(models.Model):
 # core beside the encoding (alignment_core.aligner.posteriors).
 
 
+class PublishedSeedManager(models.Manager):
+    """Seeds of published aligner runs only: every page, selector and assignment reads these,
+    so a chunked seeding's seeds stay unseen until its run is published."""
+
+    def get_queryset(self) -> models.QuerySet:
+        return super().get_queryset().filter(aligner_run__published=True)
+
+
 class SeedAlignment(LinksModel):
-    """What the aligner proposed for a pair in one run. Never edited after it is written."""
+    """What the aligner proposed for a pair in one run. Never edited after it is written.
+
+    ``objects`` sees published runs' seeds only; ``all_runs`` also an unpublished run's, for
+    the chunked seeding that writes them (``annotator.seeding.chunked``)."""
 
     pair = models.ForeignKey(SentencePair, on_delete=models.CASCADE, related_name="seeds")
     aligner_run = models.ForeignKey(AlignerRun, on_delete=models.CASCADE, related_name="seeds")
@@ -51,6 +68,9 @@ class SeedAlignment(LinksModel):
         null=True, blank=True, help_text="The aligner's uncertainty about this pair (queue order)."
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = PublishedSeedManager()
+    all_runs = models.Manager()
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["pair", "aligner_run"], name="seed_unique")]

@@ -89,7 +89,7 @@ class AlignerRunViewSet(
             return AlignerRun.objects.none()
         projects = access.visible_projects(user=self.request.user)
         return (
-            AlignerRun.objects.filter(project__in=projects)
+            AlignerRun.objects.filter(project__in=projects, published=True)
             .annotate(seed_count=Count("seeds"))
             .order_by("-created_at", "-id")
         )

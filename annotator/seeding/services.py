@@ -45,6 +45,7 @@ from annotator.models import (
     Project,
     SeedAlignment,
 )
+from annotator.seeding.chunked import chunked
 
 # Share of the progress bar given to training; the rest is aligning and writing.
 _TRAIN_SHARE = 0.85
@@ -303,7 +304,7 @@ def maybe_start_auto_retrain(*, project: Project) -> Job | None:
         if busy:
             return None
         last = (
-            AlignerRun.objects.filter(project=locked, kind=AlignerRun.Kind.ALIGNER)
+            AlignerRun.objects.filter(project=locked, kind=AlignerRun.Kind.ALIGNER, published=True)
             .order_by("-created_at", "-pk")
             .values_list("gold_pairs", flat=True)
             .first()
@@ -317,6 +318,11 @@ def seed_work(job: Job, reporter: Any) -> dict[str, Any]:
     """The job's work: ``run_job`` calls this inside the worker."""
     if job.project is None:
         raise ValueError("a seed job needs a project")
+    n_pairs = job.project.pairs.count()
+    if chunked(n_pairs):  # a big project: its EM spread over the workers
+        from annotator.seeding.chunked_steps import start_chunked_seed
+
+        return start_chunked_seed(job, reporter, n_pairs=n_pairs)
     return seed_project(
         project=job.project,
         use_gold=bool(job.params.get("use_gold", True)),

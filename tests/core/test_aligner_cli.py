@@ -148,3 +148,26 @@ def test_module_entry_point_to_stdout(corpus):
     assert proc.returncode == 0, proc.stderr
     assert len(proc.stdout.splitlines()) == 5
     assert "0-0" in proc.stdout.splitlines()[0]
+
+
+def test_the_streamed_hmm_path_writes_what_the_in_process_model_aligns(tmp_path):
+    """--no-builtin without gold or posteriors streams the file twice (train, then align and
+    write chunk by chunk); its links are those of train() + align() on the same pairs, and a
+    saved model aligns the file the same way again."""
+    from alignment_core.aligner import AlignerConfig, train
+    from alignment_core.aligner.synthetic import synthetic_corpus
+
+    pairs = synthetic_corpus(120, vocab_size=80, min_len=4, max_len=9, seed=2).pairs
+    path = tmp_path / "c.tsv"
+    path.write_text(
+        "".join(f"q{n}\t{' '.join(s)}\t{' '.join(t)}\n" for n, (s, t) in enumerate(pairs))
+    )
+    out, saved, again = tmp_path / "out.jsonl", tmp_path / "m.npz", tmp_path / "again.jsonl"
+    common = ["--no-builtin", "--threads", "1", "--quiet"]
+    assert main(["align", str(path), "--out", str(out), "--save-model", str(saved), *common]) == 0
+    assert main(["align", str(path), "--out", str(again), "--model", str(saved), *common]) == 0
+    expected = train(pairs, AlignerConfig(threads=1)).align(pairs)
+    for written in (out, again):
+        rows = read_jsonl(written)
+        assert [r["id"] for r in rows] == [f"q{n}" for n in range(len(pairs))]
+        assert [{tuple(x) for x in r["sure"]} for r in rows] == [a.sure for a in expected]

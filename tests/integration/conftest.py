@@ -95,7 +95,9 @@ def _forget_queue(name: str) -> None:
 
 
 class Worker:
-    def __init__(self, *, queue: str, pool: str, env: dict[str, str]) -> None:
+    def __init__(
+        self, *, queue: str, pool: str, env: dict[str, str], name: str = "", concurrency: int = 1
+    ) -> None:
         self.lines: list[str] = []
         self.process = subprocess.Popen(
             [
@@ -108,11 +110,11 @@ class Worker:
                 "--pool",
                 pool,
                 "--concurrency",
-                "1",
+                str(concurrency),
                 "--queues",
                 queue,
                 "--hostname",
-                f"{queue}-{pool}@%h",
+                f"{queue}-{pool}{name}@%h",
                 "--loglevel",
                 "INFO",
                 "--without-gossip",
@@ -164,10 +166,14 @@ def _signal_group(pid: int, sig: int) -> None:
 
 @pytest.fixture
 def start_worker(worker_queue) -> Callable[..., Worker]:
-    """``start_worker(pool="prefork", **env)``: a running worker (stopped after the test)."""
+    """``start_worker(pool="prefork", **env)``: a running worker (stopped after the test).
+    ``name`` tells apart several workers of one test (``-b``: its node name), ``concurrency``
+    its pool's processes."""
     workers: list[Worker] = []
 
-    def start(*, pool: str = "prefork", **extra_env: str) -> Worker:
+    def start(
+        *, pool: str = "prefork", name: str = "", concurrency: int = 1, **extra_env: str
+    ) -> Worker:
         env = dict(os.environ)
         env.update(
             DATABASE_URL=session_database_url(),
@@ -177,7 +183,7 @@ def start_worker(worker_queue) -> Callable[..., Worker]:
             PYTHONUNBUFFERED="1",
             **extra_env,
         )
-        worker = Worker(queue=worker_queue, pool=pool, env=env)
+        worker = Worker(queue=worker_queue, pool=pool, env=env, name=name, concurrency=concurrency)
         workers.append(worker)
         worker.wait_ready()
         return worker

@@ -68,3 +68,46 @@ def test_a_worker_on_sqlite_and_the_filesystem_broker_runs_a_job(tmp_path):
         assert '"steps": 12' in row[2]
     finally:
         worker.stop()
+
+
+# A project of 120 made-up pairs, seeded in chunks of 50, from another process.
+START_CHUNKED_SEED = (
+    "from annotator.models import Project; "
+    "from annotator.seeding.services import start_seed_job; "
+    "from tests.app.test_seeding_chunked import made_up_pairs; "
+    "p = Project.objects.create(name='big', source_language='xx', target_language='yy'); "
+    "made_up_pairs(p, 120); "
+    "print(start_seed_job(project=p, user=None, use_gold=False).pk)"
+)
+
+
+def test_a_chunked_seeding_runs_its_chords_on_the_filesystem_broker(tmp_path):
+    """``make run``'s shape: the chords of a chunked seeding are joined through Celery's file
+    result backend under var/ (no Redis)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL", "SECRET_KEY")
+    }
+    env.update(GRIDALIGN_VAR_DIR=str(tmp_path), DEBUG="true", PYTHONUNBUFFERED="1",
+               SEED_CHUNK_PAIRS="50")  # fmt: skip
+    manage(env, "migrate", "--noinput", "-v", "0")
+    worker = Worker(queue="celery", pool="prefork", env=env, concurrency=2)
+    try:
+        worker.wait_ready()
+        job_id = int(manage(env, "shell", "--no-imports", "-c", START_CHUNKED_SEED).split()[-1])
+        with sqlite3.connect(tmp_path / "gridalign.sqlite3", timeout=10) as db:
+            deadline = time.monotonic() + 240
+            while time.monotonic() < deadline:
+                row = db.execute(
+                    "SELECT status, result, error FROM annotator_job WHERE id = ?", (job_id,)
+                ).fetchone()
+                if row[0] in ("succeeded", "failed"):
+                    break
+                time.sleep(0.1)
+            seeds = db.execute("SELECT count(*) FROM annotator_seedalignment").fetchone()[0]
+        assert row[0] == "succeeded", f"{row}\n{worker.log}"
+        assert '"align_chunks": 3' in row[1], row[1]
+        assert seeds == 120
+    finally:
+        worker.stop()

@@ -1,0 +1,231 @@
+"""The workspace's EM arithmetic: one chunk's E-step, and the M-step summing every chunk.
+
+A chunk's cells index its own sorted list of distinct word pairs (``entries``, table indices),
+so an E-step gathers ``t[entries]`` (float64) and produces counts for those entries only:
+its memory grows with the chunk, never with the table. The M-step adds the chunks' counts
+block of table rows by block of table rows, in chunk order, into float64 accumulators and
+normalises them (``_csr_kernels``) into the next float32 t.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from alignment_core.aligner.corpus_store import chunk_path, save_atomic
+from alignment_core.aligner.hmm import MM_ITERATIONS
+from alignment_core.aligner.table import DIRECTIONS, Direction
+from alignment_core.aligner.vocab import FlatCorpus
+
+# Table entries per M-step block (its float64 accumulator: 8 bytes each).
+BLOCK_ENTRIES = 1_000_000
+_EMPTY = np.zeros(0)
+_EMPTY_OFF = np.zeros(1, dtype=np.int64)
+
+
+@dataclass
+class ChunkData:
+    """One chunk: ids (offsets local), cells as indices into ``entries`` (sorted table indices)."""
+
+    corpus: FlatCorpus
+    cells: np.ndarray
+    cell_off: np.ndarray
+    entries: np.ndarray
+    weights: np.ndarray
+
+
+def load_chunk(ws, chunk: int) -> ChunkData:
+    with np.load(chunk_path(ws.root, chunk)) as z:
+        corpus = FlatCorpus(z["src"], z["src_off"], z["tgt"], z["tgt_off"])
+        cells, cell_off = z["cells"], z["cell_off"]
+    entries = np.load(chunk_path(ws.root, chunk, ".entries.npy"))
+    lo, hi = ws.chunk_pairs(chunk)
+    return ChunkData(corpus, cells, cell_off, entries, chunk_weights(ws, lo, hi))
+
+
+def chunk_weights(ws, lo: int, hi: int) -> np.ndarray:
+    """Each pair's weight: 1 (× 1 − λ with gold), 0 for a hand-aligned pair, the identity
+    weight for the lexicon's pairs."""
+    cfg = ws.config
+    if lo >= ws.meta["n_pairs"]:
+        return np.full(hi - lo, cfg.identity_weight)
+    weights = np.ones(hi - lo)
+    gold = ws.gold_pair_idx
+    if len(gold):
+        inside = gold[(gold >= lo) & (gold < hi)]
+        weights[inside - lo] = 0.0
+        weights *= 1.0 - cfg.gold_lambda
+    return weights
+
+
+def estep(ws, data: ChunkData, d: Direction, t_table: np.ndarray, jw: np.ndarray, hmm: bool):
+    """One direction's expected counts over the chunk: ll, counts per entry, jumps, rows."""
+    cfg, k = ws.config, ws.kernels
+    c = data.corpus
+    t = t_table[data.entries].astype(np.float64)
+    counts = np.zeros(len(data.entries))
+    n = c.n_pairs
+    if not hmm:
+        ll = k.ibm1_estep(c.src_off, c.tgt_off, data.cells, data.cell_off, data.weights, 0, n,
+                          d.transposed, t, counts)  # fmt: skip
+        return {"ll": ll, "counts": counts, "jumps": _EMPTY, "rows": np.zeros((0, 0))}
+    jclass, jofs, n_classes = ws.jump_classes
+    S = ws.meta["max_states"]
+    jumps, rows = np.zeros(n_classes), np.zeros((S + 1, S + 1))
+    ll = k.hmm_forward_backward(
+        c.src_off, c.tgt_off, data.cells, data.cell_off, data.weights, 0, n, d.transposed, t,
+        jw, jclass, np.int64(jofs), cfg.null_prob, cfg.end_jump, True, counts, jumps, rows,
+        _EMPTY, _EMPTY_OFF,
+    )  # fmt: skip
+    return {"ll": ll, "counts": counts, "jumps": jumps, "rows": rows}
+
+
+def _counts_file(folder: Path, chunk: int, suffix: str) -> Path:
+    return folder / f"c{chunk:05d}{suffix}"
+
+
+def write_counts(folder: Path, chunk: int, tag: str, result: dict) -> None:
+    """One direction's counts, then the small ``.{tag}.done.npz`` that marks them complete."""
+    save_atomic(
+        _counts_file(folder, chunk, f".{tag}.npy"), lambda fh: np.save(fh, result["counts"])
+    )
+    small = {"ll": result["ll"], "jumps": result["jumps"], "rows": result["rows"]}
+    save_atomic(_counts_file(folder, chunk, f".{tag}.done.npz"), lambda fh: np.savez(fh, **small))
+
+
+def counts_done(folder: Path, chunk: int, tags: str = "fb") -> bool:
+    return all(_counts_file(folder, chunk, f".{tag}.done.npz").exists() for tag in tags)
+
+
+def _small_sums(ws, folder: Path, tag: str, hmm: bool):
+    """The chunks' log-likelihoods, jump counts and row counts, added in chunk order."""
+    ll, jumps, rows = 0.0, None, None
+    if hmm and not ws.n_chunks:
+        S = ws.meta["max_states"]
+        jumps, rows = np.zeros(ws.jump_classes[2]), np.zeros((S + 1, S + 1))
+    for c in range(ws.n_chunks):
+        with np.load(_counts_file(folder, c, f".{tag}.done.npz")) as z:
+            ll += float(z["ll"])
+            if hmm:
+                if jumps is None:
+                    jumps, rows = z["jumps"].copy(), z["rows"].copy()
+                else:
+                    jumps += z["jumps"]
+                    rows += z["rows"]
+    return ll, jumps, rows
+
+
+def mstep(ws, step: int, folder: Path) -> None:
+    """Write the parameters of ``step + 1`` (t files first, then the small ``.npz`` marker)."""
+    cfg, k = ws.config, ws.kernels
+    hmm = step >= cfg.ibm1_iterations
+    old_jumps = ws._jumps(step)
+    lls = ws.params_lls(step)
+    jclass, jofs, _ = ws.jump_classes
+    out: dict = {}
+    for i, d in enumerate(DIRECTIONS):
+        tag = "fb"[i]
+        ll, jumps, rows = _small_sums(ws, folder, tag, hmm)
+        obs = ws.observed(i)
+        jw = old_jumps[i]
+        if obs is not None:
+            mask = obs["t"] > 0
+            t_old = ws._t(step, i)[obs["idx"][mask]]
+            logs = np.log(np.maximum(t_old.astype(np.float64), 1e-300))
+            ll += float(np.dot(obs["t"][mask], logs))
+            if hmm:
+                ll += k.jump_loglik(obs["jumps"], obs["rows"], jw, jclass, np.int64(jofs),
+                                    cfg.end_jump)  # fmt: skip
+                jumps += obs["jumps"]
+                rows += obs["rows"]
+        if cfg.t_smoothing:
+            col = np.asarray(ws.col)
+            first = ws.row_off[1]
+            t_old = ws._t(step, i)
+            ll += cfg.t_smoothing * k.log_prior_sum(t_old, ws.row_off, col, i == 0, first)
+        ws.drop_tables()  # the M-step holds the table's columns and the new t only
+        ws.write_t(step + 1, i, _normalise(ws, folder, i, d, obs))
+        if hmm:
+            jw = k.jump_mstep(jumps, rows, jw, jclass, np.int64(jofs), cfg.end_jump, MM_ITERATIONS)
+        out[f"jump_{tag}"] = jw
+        out[f"ll_{tag}"] = [*lls[f"ll_{tag}"], ll]
+    ws.write_params(step + 1, out)
+
+
+def _row_blocks(row_off: np.ndarray) -> list[tuple[int, int]]:
+    """Rows [r0, r1) holding at most BLOCK_ENTRIES entries each (unless one row alone does)."""
+    n_rows = len(row_off) - 1
+    blocks, r0 = [], 0
+    while r0 < n_rows:
+        r1 = int(np.searchsorted(row_off, row_off[r0] + BLOCK_ENTRIES, side="right")) - 1
+        r1 = min(max(r1, r0 + 1), n_rows)
+        blocks.append((r0, r1))
+        r0 = r1
+    return blocks
+
+
+def _read_slice(path: Path, dtype, a: int, b: int) -> np.ndarray:
+    """Elements a..b-1 of a ``.npy`` file, read (not mapped: nothing stays resident)."""
+    with open(path, "rb") as fh:
+        fmt = np.lib.format
+        if fmt.read_magic(fh) == (1, 0):
+            fmt.read_array_header_1_0(fh)
+        else:
+            fmt.read_array_header_2_0(fh)
+        fh.seek(a * np.dtype(dtype).itemsize, 1)
+        return np.fromfile(fh, dtype=dtype, count=b - a)
+
+
+class _ChunkCounts:
+    """Every chunk's counts of one direction, read block by block: each chunk's cut points at
+    the block bounds are found once (its entries are sorted)."""
+
+    def __init__(self, ws, folder: Path, tag: str, bounds: np.ndarray, obs) -> None:
+        self.ws, self.obs = ws, obs
+        self.files = []
+        for c in range(ws.n_chunks):
+            entries_path = chunk_path(ws.root, c, ".entries.npy")
+            cuts = np.searchsorted(np.load(entries_path, mmap_mode="r"), bounds)
+            self.files.append((entries_path, _counts_file(folder, c, f".{tag}.npy"), cuts))
+
+    def block(self, b: int, lo: int, hi: int) -> np.ndarray:
+        """Entries lo..hi-1 (block b)'s counts: every chunk's, in chunk order, then observed."""
+        acc = np.zeros(hi - lo)
+        add = self.ws.kernels.add_sorted
+        for entries_path, counts_path, cuts in self.files:
+            a, z = int(cuts[b]), int(cuts[b + 1])
+            if z > a:
+                add(acc, lo, _read_slice(entries_path, np.int32, a, z),
+                    _read_slice(counts_path, np.float64, a, z))  # fmt: skip
+        if self.obs is not None:
+            a, z = np.searchsorted(self.obs["idx"], [lo, hi])
+            add(acc, lo, self.obs["idx"][a:z], self.obs["t"][a:z])
+        return acc
+
+
+def _normalise(ws, folder: Path, i: int, d: Direction, obs) -> np.ndarray:
+    """The next t of direction ``i`` (float32), as ``_kernels.normalize_t`` computes it."""
+    k, alpha = ws.kernels, float(ws.config.t_smoothing)
+    row_off, col = ws.row_off, np.asarray(ws.col)
+    first = int(row_off[1]) if len(row_off) > 1 else 0
+    t = np.zeros(ws.n_entries, dtype=np.float32)
+    tag = "fb"[i]
+    blocks = _row_blocks(row_off)
+    forward = not d.transposed
+    tot = np.zeros(ws.meta["n_tgt"])
+    bounds = np.array([row_off[r0] for r0, _ in blocks] + [row_off[-1]], dtype=np.int64)
+    counts = _ChunkCounts(ws, folder, tag, bounds, obs)
+    if not forward:
+        for b, (r0, r1) in enumerate(blocks):
+            lo, hi = int(row_off[r0]), int(row_off[r1])
+            k.col_sums(counts.block(b, lo, hi), lo, first, col, alpha, tot)
+    for b, (r0, r1) in enumerate(blocks):
+        lo, hi = int(row_off[r0]), int(row_off[r1])
+        acc = counts.block(b, lo, hi)
+        z = np.zeros(r1 - r0)
+        if forward:
+            k.row_sums(acc, lo, row_off, col, r0, r1, alpha, z)
+        k.normalise_block(acc, lo, row_off, col, r0, r1, forward, first, z, tot, alpha, t)
+    return t

@@ -1,0 +1,339 @@
+"""The tasks' work of a chunked seeding (``annotator.seeding.chunked`` has the design): the plan
+the seed job runs, then each E-step chunk, M-step, the fit, each align chunk and the publish.
+
+Every function here takes ids, runs inside :func:`unit` (is the job still running? how many
+times was this unit started? the heartbeat; any error fails the job, which discards what it
+wrote) and is idempotent. The aligner is imported inside them: in the worker only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import itertools
+import logging
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import OuterRef, Subquery
+
+from alignment_core.aligner.posteriors import quantise_posteriors
+from annotator.jobs.runner import JobReporter, error_text, fail_job, heartbeat_of, succeed_job
+from annotator.models import AlignerRun, Assignment, Job, Project, SeedAlignment
+from annotator.seeding.chunked import (
+    Plan,
+    count_attempt,
+    job_folder,
+    mark_done,
+    new_plan,
+    pair_token_rows,
+    read_plan,
+    retried_units,
+    running,
+    save_plan,
+    seeding_canvas,
+    write_atomically,
+)
+
+logger = logging.getLogger(__name__)
+
+
+class ChunkFailed(Exception):
+    """A unit of a chunked seeding could not be done; its job is failed with this message."""
+
+
+@contextlib.contextmanager
+def unit(job_id: int, what: str) -> Iterator[bool]:
+    """Run one unit (``estep-2-5``, ``align-7``...) of job ``job_id``: yields False when the job
+    is no longer running (failed meanwhile: the unit does nothing). Counts the unit's starts: a
+    unit started SEED_TASK_MAX_ATTEMPTS times (its worker died each time) fails the job, as
+    does any exception (re-raised, so Celery records it and the chord stops)."""
+    if not running(job_id):
+        yield False
+        return
+    attempts = count_attempt(job_id, what)
+    with heartbeat_of(job_id):
+        try:
+            if attempts > settings.SEED_TASK_MAX_ATTEMPTS:
+                raise ChunkFailed(
+                    f"{what} was started {attempts} times: its worker died each time "
+                    "(killed, or out of memory?)"
+                )
+            yield True
+        except Exception as exc:
+            logger.exception("chunked seeding job %s: %s failed", job_id, what)
+            fail_job(job_id=job_id, message=f"Failed: {type(exc).__name__}: {exc}",
+                     error=error_text(exc))  # fmt: skip
+            raise
+
+
+# --- the plan (the seed job's own task) -------------------------------------------------------
+
+
+def start_chunked_seed(job: Job, reporter: JobReporter, *, n_pairs: int) -> dict[str, Any]:
+    """Write the workspace and the plan, create the unpublished run, send the canvas, and hand
+    the job off to it. Returns what the job says while its chunks run."""
+    from alignment_core.aligner.workspace import Workspace
+
+    project = job.project
+    folder = job_folder(job.pk)
+    folder.mkdir(parents=True, exist_ok=True)
+    cfg = aligner_config(project)
+    gold = gold_by_index(project) if job.params.get("use_gold", True) else {}
+    reporter.progress(0.5, f"writing {n_pairs} pairs into the training workspace")
+    tokens = ((src, tgt) for _, src, tgt in pair_token_rows(project.pk))
+    ws = Workspace.create(folder / "workspace", tokens, cfg, gold, cfg.chunk_pairs)
+    run = AlignerRun.objects.create(
+        project=project,
+        kind=AlignerRun.Kind.ALIGNER,
+        job=job,
+        config={**dataclasses.asdict(cfg), "model_kind": "hmm", "chunked": True,
+                "chunks": ws.n_chunks},
+        gold_pairs=len(gold),
+        note=_note(project, len(gold)),
+        published=False,
+    )  # fmt: skip
+    plan = new_plan(job=job, run=run, pairs=n_pairs, gold_pairs=len(gold), workspace=ws)
+    save_plan(plan)
+    reporter.progress(2, f"{plan.steps} EM steps over {plan.chunks} chunks of "
+                         f"{plan.chunk_pairs} pairs")  # fmt: skip
+    reporter.hand_off()
+    seeding_canvas(plan, queue=_own_queue()).apply_async()
+    return {"chunks": plan.chunks, "steps": plan.steps}
+
+
+def _own_queue() -> str | None:
+    """The queue the seed job's own task came from: its parts go there too, so workers that
+    take seed jobs (a deployment may route them to a queue of their own) take its chunks."""
+    from celery import current_task
+
+    info = getattr(getattr(current_task, "request", None), "delivery_info", None) or {}
+    return info.get("routing_key") or None
+
+
+def aligner_config(project: Project) -> Any:
+    """The aligner's settings for ``project``: ``seed_project``'s, with EM chunks of
+    SEED_CHUNK_PAIRS pairs (the chunking is part of the result: ``seed_project`` with the
+    same ``chunk_pairs`` gives the same seeds)."""
+    from alignment_core.aligner.config import AlignerConfig
+
+    return AlignerConfig(
+        identity_lexicon=project.monolingual, chunk_pairs=settings.SEED_CHUNK_PAIRS
+    )
+
+
+def gold_by_index(project: Project) -> dict[int, Any]:
+    """The project's non-trial gold as alignments, keyed by the pair's 0-based index in the
+    project's pair order (the workspace's order)."""
+    from annotator.links import to_alignment
+    from annotator.models import GoldAlignment
+
+    rows = GoldAlignment.objects.filter(pair__project=project, pair__is_trial=False)
+    links_of = dict(rows.values_list("pair_id", "links"))
+    if not links_of:
+        return {}
+    ordered = project.pairs.order_by("position", "id").values_list("id", flat=True)
+    return {n: to_alignment(links_of[pair_id])  # only the gold's indices held, not every pair's
+            for n, pair_id in enumerate(ordered.iterator(chunk_size=10_000))
+            if pair_id in links_of}  # fmt: skip
+
+
+def _note(project: Project, n_gold: int) -> str:
+    """What seeded, and what seeding in one task would have used instead: the chunked path
+    runs the HMM (with the gold as counts); the supervised link model and the built-in
+    English model do not run in chunks yet (their inputs span the corpus in memory)."""
+    from alignment_core.aligner.language import declared_english
+    from alignment_core.aligner.link_config import MIN_GOLD_PAIRS
+
+    how = "the HMM with the gold as counts" if n_gold else "the HMM"
+    note = f"chunked over the workers: {how}"
+    if n_gold >= MIN_GOLD_PAIRS:
+        note += f" (the supervised link model, which {n_gold} gold pairs allow, is not chunked yet)"
+    elif declared_english(project.source_language, project.target_language):
+        note += " (the built-in English model is not chunked yet)"
+    return note
+
+
+# --- EM ---------------------------------------------------------------------------------------
+
+
+def _workspace(job_id: int) -> Any:
+    """The job's workspace, opened once per worker process (a job's chunks come in turn)."""
+    return _open_workspace(str(job_folder(job_id) / "workspace"), read_plan(job_id).run)
+
+
+@functools.lru_cache(maxsize=4)
+def _open_workspace(path: str, run: int) -> Any:
+    """(keyed by the run too: a folder path may come again, for a new job of a new database)"""
+    from alignment_core.aligner.workspace import Workspace
+
+    return Workspace.open(path)
+
+
+def estep(job_id: int, step: int, chunk: int, direction: int) -> None:
+    """One chunk's expected counts of EM step ``step`` in one direction (0: source→target,
+    1: target→source), written into the workspace."""
+    what = f"estep-{step}-{chunk}-{'fb'[direction]}"
+    with unit(job_id, what) as go:
+        if go:
+            _workspace(job_id).estep(step, chunk, direction)
+            mark_done(read_plan(job_id), what)
+
+
+def mstep(job_id: int, step: int) -> None:
+    """Step ``step``'s M-step: the chunks' counts summed in chunk order, normalised."""
+    what = f"mstep-{step}"
+    with unit(job_id, what) as go:
+        if go:
+            _workspace(job_id).mstep(step)
+            mark_done(read_plan(job_id), what)
+
+
+def fit(job_id: int) -> None:
+    """The seed model from the trained workspace, saved where the align chunks read it."""
+    with unit(job_id, "fit") as go:
+        if go:
+            model = _workspace(job_id).model()
+            path = job_folder(job_id) / "model.npz"
+            tmp = path.with_name("model.tmp.npz")
+            model.save(tmp)
+            tmp.replace(path)
+            mark_done(read_plan(job_id), "fit")
+
+
+def _seed_model(job_id: int) -> Any:
+    """The job's seed model, loaded once per worker process."""
+    return _load_seed_model(str(job_folder(job_id) / "model.npz"), read_plan(job_id).run)
+
+
+@functools.lru_cache(maxsize=2)
+def _load_seed_model(path: str, run: int) -> Any:
+    from alignment_core.aligner.model import AlignerModel
+    from alignment_core.aligner.seed_model import SeedModel
+
+    return SeedModel(kind="hmm", hmm=AlignerModel.load(path))
+
+
+# --- align, write, publish --------------------------------------------------------------------
+
+
+def align(job_id: int, chunk: int) -> None:
+    """Align chunk ``chunk``'s pairs and write their seeds under the unpublished run, in one
+    transaction that first deletes any this chunk wrote before (a redelivered chunk). The pairs
+    stream from one query and are aligned and written WRITE_BATCH at a time: a chunk's
+    posterior matrices are never all in memory."""
+    what = f"align-{chunk}"
+    with unit(job_id, what) as go:
+        if go:
+            plan = read_plan(job_id)
+            lo, hi = _workspace(job_id).chunk_pairs(chunk)
+            model = _seed_model(job_id)
+            with transaction.atomic():
+                if not AlignerRun.objects.filter(pk=plan.run, published=False).exists():
+                    raise ChunkFailed(f"aligner run {plan.run} is gone (its job was failed)")
+                links = _write_chunk(plan, model, lo, hi)
+            write_atomically(job_folder(job_id) / "done" / f"links-{chunk}", str(links).encode())
+            mark_done(plan, what)
+
+
+# Pairs aligned and inserted at a time inside an align chunk (as ``services.SEED_CHUNK``).
+WRITE_BATCH = 2000
+
+
+def _write_chunk(plan: Plan, model: Any, lo: int, hi: int) -> int:
+    """Replace the run's seeds of pairs [lo, hi) (0-based, in pair order); the links written."""
+    from annotator.models import SentencePair
+
+    ordered = SentencePair.objects.filter(project_id=plan.project).order_by("position", "id")
+    earlier = SeedAlignment.all_runs.filter(
+        aligner_run_id=plan.run, pair_id__in=ordered.values("id")[lo:hi]
+    )
+    earlier._raw_delete(earlier.db)  # this chunk's own seeds, if it ran before; none else
+    rows = pair_token_rows(plan.project, lo, hi)
+    links = 0
+    while batch := list(itertools.islice(rows, WRITE_BATCH)):
+        seeds = _seeds(plan, model, batch)
+        SeedAlignment.all_runs.bulk_create(seeds, batch_size=WRITE_BATCH)
+        links += sum(len(seed.links) for seed in seeds)
+    return links
+
+
+def chunk_links(job_id: int, chunk: int) -> int:
+    """The number of links align chunk ``chunk`` wrote."""
+    return int((job_folder(job_id) / "done" / f"links-{chunk}").read_text())
+
+
+def _reseed_unstarted(project_id: int, run_id: int) -> tuple[int, int]:
+    """Point every assignment nobody started at its pair's seed of run ``run_id``, in one
+    statement (no pair-to-seed map in memory); the started ones keep theirs. (reseeded,
+    kept), as ``services._reseed_unstarted``."""
+    of_project = Assignment.objects.filter(pair__project_id=project_id)
+    unstarted = of_project.filter(status=Assignment.Status.ASSIGNED, annotation__isnull=True)
+    new_seed = SeedAlignment.all_runs.filter(aligner_run_id=run_id, pair_id=OuterRef("pair_id"))
+    reseeded = Assignment.objects.filter(pk__in=unstarted.values("pk")).update(
+        seed_id=Subquery(new_seed.values("id")[:1])
+    )
+    return reseeded, of_project.count() - reseeded
+
+
+def _seeds(plan: Plan, model: Any, rows: list[tuple]) -> list[SeedAlignment]:
+    from alignment_core.aligner.seed_model import uncertainty
+
+    alignments, matrices = model.predict([(src, tgt) for _, src, tgt in rows])
+    return [
+        SeedAlignment(
+            pair_id=pair_id,
+            aligner_run_id=plan.run,
+            links=alignment.to_links(),
+            posteriors=quantise_posteriors(matrix),
+            uncertainty=uncertainty(matrix),
+        )
+        for (pair_id, _, _), alignment, matrix in zip(rows, alignments, matrices, strict=True)
+    ]
+
+
+def publish(job_id: int) -> None:
+    """Publish the run in one transaction: check every pair has its seed, mark the run
+    published, point unstarted assignments at the new seeds, record the job's success."""
+    with unit(job_id, "publish") as go:
+        if go:
+            plan = read_plan(job_id)
+            with transaction.atomic():
+                _publish(plan)
+            _open_workspace.cache_clear()
+            _load_seed_model.cache_clear()
+            shutil.rmtree(job_folder(job_id), ignore_errors=True)
+
+
+def _publish(plan: Plan) -> None:
+    run = AlignerRun.objects.select_for_update().get(pk=plan.run)
+    written = SeedAlignment.all_runs.filter(aligner_run=run).count()
+    if written != plan.pairs:
+        raise ChunkFailed(f"{written} seeds written for {plan.pairs} pairs")
+    run.published = True
+    run.save(update_fields=["published"])
+    reseeded, kept = _reseed_unstarted(plan.project, run.pk)
+    links = sum(chunk_links(plan.job, c) for c in range(plan.align_chunks))
+    result = {
+        "aligner_run": run.pk,
+        "pairs": plan.pairs,
+        "gold_pairs": plan.gold_pairs,
+        "links": links,
+        "assignments_reseeded": reseeded,
+        "assignments_kept": kept,
+        "model": "hmm",
+        "model_note": run.note,
+        "chunks": plan.chunks,
+        "align_chunks": plan.align_chunks,
+        "chunk_pairs": plan.chunk_pairs,
+        "em_steps": plan.steps,
+        # the parts that ran more than once (their worker died: redelivered), for whoever
+        # wonders why the job took longer
+        "retried": retried_units(plan.job),
+    }
+    message = f"Wrote {plan.pairs} seeds ({links} links); {reseeded} assignments reseeded"
+    succeed_job(job_id=plan.job, result=result, message=message)

@@ -1,0 +1,205 @@
+"""Seeding a big project in chunks (``annotator.seeding.chunked``): the chain of chords run
+in-process (Celery's eager mode runs a canvas the way workers do, one task after another)
+gives the same seeds as the one-task ``seed_project``, publishes them in one step, and a failed
+job leaves nothing of its unpublished run.
+
+The same canvas on real workers, one and two, and with a worker killed mid-E-step:
+tests/integration/test_seeding_chunked_worker.py and tests/faults/test_seeding_chunk_kill.py.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+from django.conf import settings
+from django.utils import timezone
+
+from annotator.jobs.runner import fail_job, fail_stale_jobs
+from annotator.models import (
+    AlignerRun,
+    Annotation,
+    Assignment,
+    GoldAlignment,
+    Job,
+    Project,
+    SeedAlignment,
+    SentencePair,
+)
+from annotator.projects.services.assignment import latest_seeds
+from annotator.seeding.chunked import job_folder
+from annotator.seeding.services import seed_project
+from annotator.tasks import run_job_task
+from gridalign.celery import app as celery_app
+
+pytestmark = pytest.mark.django_db
+
+PAIRS = 60
+CHUNK = 25  # three chunks, the last one short
+
+
+@pytest.fixture
+def eager(settings, tmp_path, monkeypatch):
+    """Chunks of CHUNK pairs (written 10 at a time), a private work folder, and Celery's eager
+    mode."""
+    from annotator.seeding import chunked_steps
+
+    monkeypatch.setattr(chunked_steps, "WRITE_BATCH", 10)
+    settings.SEED_CHUNK_PAIRS = CHUNK
+    settings.SEED_WORK_DIR = tmp_path / "seed-work"
+    before = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = before
+
+
+def made_up_pairs(project: Project, n: int, *, seed: int = 5) -> list[SentencePair]:
+    """Pairs of made-up words (not English, so both paths seed with the HMM), each target the
+    source reversed and upper-cased."""
+    rng = random.Random(seed)
+    vocab = [f"w{k}" for k in range(40)]
+    rows = []
+    for k in range(n):
+        source = rng.choices(vocab, k=rng.randint(3, 9))
+        rows.append(SentencePair(project=project, external_id=str(k), position=k,
+                                 source_tokens=source, target_tokens=[w.upper() for w in source[::-1]]))  # fmt: skip
+    return SentencePair.objects.bulk_create(rows)
+
+
+def run_seed_job(project: Project) -> Job:
+    job = Job.objects.create(kind="seed", project=project, params={"use_gold": True})
+    run_job_task(job.pk)  # the same code a worker runs; its canvas runs eagerly
+    job.refresh_from_db()
+    return job
+
+
+def seeds_by_pair(run_id: int) -> dict[int, tuple]:
+    rows = SeedAlignment.all_runs.filter(aligner_run_id=run_id)
+    return {
+        pair: (sorted(map(tuple, links)), bytes(post), unc)
+        for pair, links, post, unc in rows.values_list("pair_id", "links", "posteriors", "uncertainty")
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("monolingual", [False, True])  # True: identity-lexicon chunks too
+def test_the_chunked_job_writes_the_same_seeds_as_seeding_in_one_task(eager, monolingual):
+    project = Project.objects.create(name="big", source_language="xx", target_language="yy",
+                                     monolingual=monolingual)  # fmt: skip
+    pairs = made_up_pairs(project, PAIRS)
+    for pair in pairs[:2]:  # fewer than MIN_GOLD_PAIRS: the HMM seeds, the gold as counts
+        n = len(pair.source_tokens)
+        GoldAlignment.objects.create(
+            pair=pair, origin="imported", links=[[i, n - 1 - i, "S"] for i in range(n)]
+        )
+    # the same chunking in one task: the chunks' counts are summed in the same order
+    whole = seed_project(project=project, use_gold=True, config={"chunk_pairs": CHUNK})
+
+    job = run_seed_job(project)
+
+    assert job.status == "succeeded", job.error
+    assert job.progress == 100
+    assert job.result["align_chunks"] == 3 and job.result["chunk_pairs"] == CHUNK
+    assert job.result["gold_pairs"] == whole["gold_pairs"] == 2
+    chunked_run = AlignerRun.objects.get(pk=job.result["aligner_run"])
+    assert chunked_run.published and chunked_run.job_id == job.pk
+    assert chunked_run.config["chunked"] is True
+    ours, theirs = seeds_by_pair(chunked_run.pk), seeds_by_pair(whole["aligner_run"])
+    assert len(ours) == PAIRS
+    assert ours == theirs  # links, posteriors and uncertainty, pair by pair
+    assert job.result["links"] == whole["links"]
+    assert not job_folder(job.pk).exists()  # the work folder is removed once published
+
+
+def test_a_small_project_keeps_the_one_task_path(eager):
+    project = Project.objects.create(name="small", source_language="xx", target_language="yy")
+    made_up_pairs(project, CHUNK)  # not more than SEED_CHUNK_PAIRS
+    job = run_seed_job(project)
+    assert job.status == "succeeded", job.error
+    assert "chunks" not in job.result
+    assert not AlignerRun.objects.get(pk=job.result["aligner_run"]).config.get("chunked")
+
+
+def test_publishing_reseeds_unstarted_assignments_and_keeps_started_ones(eager, make_user):
+    project = Project.objects.create(name="assigned", source_language="xx", target_language="yy")
+    pairs = made_up_pairs(project, PAIRS)
+    first = seed_project(project=project, use_gold=False)
+    old = latest_seeds(pair_ids=[p.pk for p in pairs[:2]])
+    ann = make_user("ann")
+    waiting = Assignment.objects.create(pair=pairs[0], annotator=ann, seed_id=old[pairs[0].pk])
+    started = Assignment.objects.create(pair=pairs[1], annotator=ann, seed_id=old[pairs[1].pk])
+    Annotation.objects.create(assignment=started, links=[])
+
+    job = run_seed_job(project)
+
+    assert job.status == "succeeded", job.error
+    assert job.result["assignments_reseeded"] == 1 and job.result["assignments_kept"] == 1
+    waiting.refresh_from_db()
+    started.refresh_from_db()
+    assert waiting.seed.aligner_run_id == job.result["aligner_run"] != first["aligner_run"]
+    assert started.seed_id == old[pairs[1].pk]
+
+
+def unpublished_run(project: Project, job: Job, pairs: list[SentencePair]) -> AlignerRun:
+    """What a chunked seeding has written halfway: its run, unpublished, with some seeds."""
+    run = AlignerRun.objects.create(project=project, job=job, published=False)
+    SeedAlignment.all_runs.bulk_create(
+        SeedAlignment(pair=p, aligner_run=run, links=[[0, 0, "S"]]) for p in pairs
+    )
+    return run
+
+
+def test_an_unpublished_run_is_seen_by_no_reader(eager, client, django_user_model):
+    project = Project.objects.create(name="hidden", source_language="xx", target_language="yy")
+    pairs = made_up_pairs(project, 5)
+    done = seed_project(project=project, use_gold=False)
+    job = Job.objects.create(kind="seed", project=project, status=Job.Status.RUNNING)
+    unpublished_run(project, job, pairs)
+
+    assert set(SeedAlignment.objects.values_list("aligner_run_id", flat=True)) == {
+        done["aligner_run"]
+    }
+    assert {SeedAlignment.objects.get(pk=s).aligner_run_id
+            for s in latest_seeds(pair_ids=[p.pk for p in pairs]).values()} == {done["aligner_run"]}  # fmt: skip
+    assert pairs[0].seeds.get().aligner_run_id == done["aligner_run"]
+
+
+@pytest.mark.parametrize("how", ["fail_job", "stale_sweep"])
+def test_failing_a_chunked_job_deletes_its_unpublished_run_seeds_and_folder(eager, how):
+    project = Project.objects.create(name="failed", source_language="xx", target_language="yy")
+    pairs = made_up_pairs(project, 5)
+    published = seed_project(project=project, use_gold=False)
+    job = Job.objects.create(kind="seed", project=project, status=Job.Status.RUNNING,
+                             started_at=timezone.now(), heartbeat_at=timezone.now())  # fmt: skip
+    run = unpublished_run(project, job, pairs[:3])
+    job_folder(job.pk).mkdir(parents=True)
+    (job_folder(job.pk) / "counts").write_bytes(b"x")
+
+    if how == "fail_job":
+        assert fail_job(job_id=job.pk, message="Failed: boom", error="boom")
+    else:
+        later = timezone.now() + timedelta(seconds=settings.JOB_STALE_AFTER + 5)
+        assert fail_stale_jobs(now=later) == 1
+
+    assert not AlignerRun.objects.filter(pk=run.pk).exists()
+    assert not SeedAlignment.all_runs.filter(aligner_run_id=run.pk).exists()
+    assert not job_folder(job.pk).exists()
+    # the published run of an earlier seeding is untouched
+    assert SeedAlignment.objects.filter(aligner_run_id=published["aligner_run"]).count() == 5
+
+
+def test_the_run_says_the_supervised_model_is_not_chunked_when_the_gold_would_allow_it(eager):
+    from alignment_core.aligner.link_config import MIN_GOLD_PAIRS
+
+    project = Project.objects.create(name="gold", source_language="xx", target_language="yy")
+    for pair in made_up_pairs(project, PAIRS)[:MIN_GOLD_PAIRS]:
+        n = len(pair.source_tokens)
+        GoldAlignment.objects.create(pair=pair, origin="imported",
+                                     links=[[i, n - 1 - i, "S"] for i in range(n)])  # fmt: skip
+
+    job = run_seed_job(project)
+
+    assert job.status == "succeeded", job.error
+    assert job.result["model"] == "hmm" and job.result["gold_pairs"] == MIN_GOLD_PAIRS
+    note = job.result["model_note"]
+    assert "the HMM with the gold as counts" in note and "supervised link model" in note, note
