@@ -77,13 +77,17 @@ def _after_upload(request: HttpRequest, project: Project, pairs: list[DocumentPa
     if read and size <= ALIGN_IN_REQUEST_SENTENCES:
         for dp in pairs:
             services.align_document_pair(document_pair=dp)
-        messages.success(request, f"{len(pairs)} document pair(s) uploaded and aligned.")
+        messages.success(request, f"{_document_pairs(len(pairs))} uploaded and aligned.")
         if len(pairs) == 1:
             return redirect("document-review", document_pair_id=pairs[0].pk)
     else:
         services.start_align_job(project=project, user=request.user, document_pairs=pairs)
-        messages.success(request, f"{len(pairs)} document pair(s) uploaded; aligning in a job.")
+        messages.success(request, f"{_document_pairs(len(pairs))} uploaded; aligning in a job.")
     return redirect(reverse("project-documents", args=[project.pk]))
+
+
+def _document_pairs(n: int) -> str:
+    return "The document pair" if n == 1 else f"{n} document pairs"
 
 
 @never_cache

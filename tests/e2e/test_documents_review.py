@@ -59,6 +59,7 @@ def test_upload_review_send_and_align_one_on_the_grid(
     page.wait_for_url("**/documents/*/review/")
     rows = page.locator("[data-testid=beads] tbody tr")
     expect(rows).to_have_count(5)  # the heading and four sentences, one to one
+    expect(page.locator(".messages")).to_have_text("The document pair uploaded and aligned.")
     dp = DocumentPair.objects.get()
     assert dp.source_format == "html" and dp.source_blocks == [0, 1, 1, 2, 3]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -68,6 +69,7 @@ def test_upload_review_send_and_align_one_on_the_grid(
     page.keyboard.press("j")
     page.keyboard.press("r")
     expect(rows.nth(1)).to_have_class(re.compile(r"\bdecision-rejected\b"))
+    expect(page.locator(".messages")).to_have_count(0)  # the upload's note is stale now
     assert Bead.objects.get(document_pair=dp, position=1).decision == "rejected"
 
     page.fill("#accept-above input[name=threshold]", "0")

@@ -35,6 +35,9 @@
     try {
       const data = await call(method, path, payload);
       showError("");
+      // the upload's "uploaded and aligned" note is about the page as it was: the lead's
+      // first action makes it stale
+      for (const note of document.querySelectorAll(".messages")) note.remove();
       if (after) after(data);
       else render(data);
     } catch (err) {
