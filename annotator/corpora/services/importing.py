@@ -176,13 +176,15 @@ def import_pair_chunks(
     replace_gold: bool = False,
     dry_run: bool = False,
     settle: bool = True,
+    read_checked: bool = False,
 ) -> ImportReport:
     """``import_pairs`` of one input that arrives in ``chunks`` (``iter_pair_chunks``): each
     chunk is checked, matched and written in turn, all in ONE transaction, so a bad line in a
     late chunk leaves nothing written, and memory holds one chunk. ``read_fraction()``, if
     given, says how much of the input the chunks read so far cover (for progress). The
     written tables are analysed once the first chunk is written, if more follow,
-    so the later chunks' lookups of stored pairs use their indexes. Options as ``import_pairs``."""
+    so the later chunks' lookups of stored pairs use their indexes. ``read_checked``: the chunks
+    come from a reader that checked their text (``check_pairs``). Options as ``import_pairs``."""
     name = source_name or "<input>"
     _check_options(load_alignments_as, on_token_mismatch, max_length_ratio, subcorpus, annotator)
     tick = progress or silent
@@ -192,7 +194,7 @@ def import_pair_chunks(
     stream = _Stream()
     options = dict(mode=load_alignments_as, annotator=annotator, subcorpus=subcorpus,
                    max_length_ratio=max_length_ratio, on_token_mismatch=on_token_mismatch,
-                   replace_gold=replace_gold, name=name)  # fmt: skip
+                   replace_gold=replace_gold, name=name, read_checked=read_checked)  # fmt: skip
     with transaction.atomic():
         # One import at a time per project: positions and conflict checks stay true.
         Project.objects.select_for_update().filter(pk=project.pk).exists()
@@ -232,12 +234,13 @@ def _import_chunk(
     on_token_mismatch: str,
     replace_gold: bool,
     name: str,
+    read_checked: bool,
 ) -> None:
     """Check, match and write one chunk of an input (inside the import's transaction)."""
     first = stream.read + 1  # the input position of the chunk's first pair
     tick(0.0, f"checking {len(pairs)} pairs")
     fixed_name = _check_input(pairs, project=project, name=name, mode=mode, annotator=annotator,
-                              first=first)  # fmt: skip
+                              first=first, read_checked=read_checked)  # fmt: skip
     kept, dropped = filter_length_ratio(pairs, max_length_ratio, first=first)
     report.dropped += dropped
     report.pairs_read += len(pairs)
@@ -270,6 +273,7 @@ def _check_input(
     mode: str | None,
     annotator: AbstractBaseUser | str | None,
     first: int = 1,
+    read_checked: bool = False,
 ) -> str | None:
     """Check the pairs on their own (before the database is asked anything); raise
     CorpusImportError listing every problem. ``first``: the input position of ``pairs[0]``.
@@ -281,6 +285,7 @@ def _check_input(
         per_pair_annotator=per_pair_annotator,
         max_tokens=project.max_tokens,
         first=first,
+        read_checked=read_checked,
     )
     fixed_name: str | None = None
     if mode == "annotator" and annotator is not None:
@@ -534,6 +539,7 @@ def import_files(
                     on_token_mismatch=on_token_mismatch,
                     replace_gold=replace_gold,
                     settle=False,  # once below, for all the files
+                    read_checked=True,  # SourceChunks' reader checked the text
                 )
             )
         if any(source.normalize for source in sources):
