@@ -198,6 +198,10 @@ def import_pair_chunks(
     with transaction.atomic():
         # One import at a time per project: positions and conflict checks stay true.
         Project.objects.select_for_update().filter(pk=project.pk).exists()
+        # A reader refuses an id twice in its file: into a project with no pairs yet, no
+        # chunk can meet a stored pair, and the lookups are skipped.
+        fresh = read_checked and not SentencePair.objects.filter(project=project).exists()
+        options["lookup"] = not fresh
         for count, pairs in enumerate(chunks, 1):
             done = read_fraction() if read_fraction is not None else 1.0
             share = part(tick, stream.fraction, max(done, stream.fraction))
@@ -235,6 +239,7 @@ def _import_chunk(
     replace_gold: bool,
     name: str,
     read_checked: bool,
+    lookup: bool,
 ) -> None:
     """Check, match and write one chunk of an input (inside the import's transaction)."""
     first = stream.read + 1  # the input position of the chunk's first pair
@@ -250,14 +255,15 @@ def _import_chunk(
     plan = plan_pairs(
         project=project, kept=kept, name=name, mode=mode, fixed_name=fixed_name,
         subcorpus=subcorpus, on_token_mismatch=on_token_mismatch, report=report,
-        notes=stream.notes,
+        notes=stream.notes, lookup=lookup,
     )  # fmt: skip
     _check_against_project(
         project, plan, mode=mode, given=given, replace_gold=replace_gold, name=name,
         report=report,
     )  # fmt: skip
     tick(0.25, "checked against the project")
-    write_pairs(project=project, plan=plan, report=report, tick=part(tick, 0.25, 0.75))
+    write_pairs(project=project, plan=plan, report=report, tick=part(tick, 0.25, 0.75),
+                keys=bool(plan.loads))  # fmt: skip
     if plan.loads:
         _write_loads(
             project, plan, mode=mode or "", given=given, replace_gold=replace_gold, name=name,

@@ -36,9 +36,7 @@ def token_problem(tokens: Any, side: str, *, text: bool = True) -> str | None:
     if not isinstance(tokens, list | tuple) or not tokens:
         return f"empty {side} sentence (a pair needs tokens on both sides)"
     tokens = list(tokens)
-    # Fast path: joining and re-splitting gives the same list exactly when every token is a
-    # non-empty string without whitespace (the common case, checked in C).
-    if not (all(isinstance(t, str) for t in tokens) and " ".join(tokens).split() == tokens):
+    if not _plain_tokens(tokens):
         for k, tok in enumerate(tokens):
             if not isinstance(tok, str):
                 return f"{side} token {k} is not a string: {tok!r}"
@@ -46,6 +44,15 @@ def token_problem(tokens: Any, side: str, *, text: bool = True) -> str | None:
                 return f"{side} token {k} ({tok!r}) is empty or contains whitespace"
     # Storable, visible text on every database (NUL, surrogates, controls, invisible tokens).
     return textcheck.tokens_problem(tokens, side) if text else None
+
+
+def _plain_tokens(tokens: list[Any]) -> bool:
+    """Joining and re-splitting gives the same list exactly when every token is a non-empty
+    string without whitespace (the common case, checked in C: ``join`` refuses a non-string)."""
+    try:
+        return " ".join(tokens).split() == tokens
+    except TypeError:
+        return False
 
 
 def project_name_problem(name: Any) -> str | None:

@@ -66,6 +66,7 @@ def plan_pairs(
     on_token_mismatch: str,
     report: ImportReport,
     notes: PlanNotes,
+    lookup: bool = True,
 ) -> PairPlan:
     """Match the input against the project: which pairs are new, which alignments to load.
 
@@ -74,8 +75,10 @@ def plan_pairs(
     problem, or a reported skip / attach, per ``on_token_mismatch``. Raises
     CorpusImportError listing every problem. Counts are added to ``report``; facts for its
     warnings gathered in ``notes`` (an input read in chunks words them once, at its end).
+    ``lookup`` False: the caller knows none of these ids is stored (see ``import_pair_chunks``).
     """
-    stored = _stored_pairs(project, list(dict.fromkeys(p.id for _, p in kept)))
+    ids = list(dict.fromkeys(p.id for _, p in kept)) if lookup else []
+    stored = _stored_pairs(project, ids)
     plan = PairPlan()
     problems: list[Problem] = []
     matched: set[str] = set()
@@ -228,7 +231,9 @@ def _stored_ids(project_pk: int, ids: list[str]) -> list[str]:
     return found
 
 
-def write_pairs(*, project: Project, plan: PairPlan, report: ImportReport, tick: Progress) -> None:
+def write_pairs(
+    *, project: Project, plan: PairPlan, report: ImportReport, tick: Progress, keys: bool = True
+) -> None:
     """Create the subcorpora and the new pairs (positions continue the project's order)."""
     names = sorted({sub for _, sub in plan.new_pairs.values() if sub})
     subcorpora = {s.name: s for s in Subcorpus.objects.filter(project=project, name__in=names)}
@@ -249,7 +254,8 @@ def write_pairs(*, project: Project, plan: PairPlan, report: ImportReport, tick:
         rows.append(NewPair(pair.id, start + k, pair.source, pair.target, trial, meta, sub_pk))
     total = max(len(rows), 1)
     for done, batch in enumerate(chunks(rows, BATCH_SIZE), 1):
-        pks = insert_pairs(project.pk, batch)
-        plan.new_pks.update(zip((row.external_id for row in batch), pks, strict=True))
+        pks = insert_pairs(project.pk, batch, keys=keys)
+        if keys:
+            plan.new_pks.update(zip((row.external_id for row in batch), pks, strict=True))
         stored = min(done * BATCH_SIZE, total)
         tick(stored / total, f"stored {stored} pairs")

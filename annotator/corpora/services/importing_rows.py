@@ -47,14 +47,15 @@ class NewPair(NamedTuple):
     subcorpus_id: int | None
 
 
-def insert_pairs(project_id: int, rows: Sequence[NewPair]) -> list[int]:
-    """Insert ``rows`` into the project's pairs; returns their primary keys, in order.
+def insert_pairs(project_id: int, rows: Sequence[NewPair], *, keys: bool = True) -> list[int]:
+    """Insert ``rows`` into the project's pairs; returns their primary keys, in order (an
+    empty list without ``keys``: on PostgreSQL the table's identity default then gives them).
     Must run inside the import's transaction (it holds the writes' lock on SQLite)."""
     if not rows:
         return []
     now = timezone.now()
     if connection.vendor == "postgresql":
-        return _copy_rows(project_id, rows, now)
+        return _copy_rows(project_id, rows, now, keys=keys)
     return _execute_rows(project_id, rows, now)
 
 
@@ -62,39 +63,51 @@ def _table() -> str:
     return connection.ops.quote_name(SentencePair._meta.db_table)
 
 
-def _copy_rows(project_id: int, rows: Sequence[NewPair], now: Any) -> list[int]:
-    """PostgreSQL: keys from the sequence, then one COPY of the rows."""
+def _copy_rows(project_id: int, rows: Sequence[NewPair], now: Any, *, keys: bool) -> list[int]:
+    """PostgreSQL: keys from the sequence (if asked for), then one COPY of the rows."""
     table = SentencePair._meta.db_table
+    pks: list[int] = []
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
-            [table, len(rows)],
-        )
-        pks = [pk for (pk,) in cursor.fetchall()]
-        stream = CopyStream(_copy_lines(project_id, rows, pks, str(now)))
-        columns = ", ".join(_COLUMNS)
-        cursor.cursor.copy_expert(f"COPY {_table()} ({columns}) FROM STDIN", stream)
+        if keys:
+            cursor.execute(
+                "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+                [table, len(rows)],
+            )
+            pks = [pk for (pk,) in cursor.fetchall()]
+        lines = _copy_lines(project_id, rows, pks or None, str(now))
+        columns = ", ".join(_COLUMNS if keys else _COLUMNS[1:])
+        cursor.cursor.copy_expert(f"COPY {_table()} ({columns}) FROM STDIN", CopyStream(lines))
     return pks
 
 
 def _copy_lines(
-    project_id: int, rows: Sequence[NewPair], pks: Sequence[int], created: str
+    project_id: int, rows: Sequence[NewPair], pks: Sequence[int] | None, created: str
 ) -> Iterator[str]:
-    """The rows as lines of COPY's text format. JSON text (``json.dumps``' defaults: ASCII,
-    control characters escaped) can only hold a backslash among COPY's special characters."""
+    """The rows as lines of COPY's text format (the key first when ``pks`` are given). JSON
+    text (``json.dumps``' defaults: ASCII, control characters escaped) can only hold a
+    backslash among COPY's special characters."""
     dumps, escape = json.dumps, _escape_json
-    head = f"\t{project_id}\t"
+    head = f"\t{project_id}\t" if pks else f"{project_id}\t"
     tail = f"\t{created}\n"
-    for pk, row in zip(pks, rows, strict=True):
+    for k, row in enumerate(rows):
         sub = "\\N" if row.subcorpus_id is None else str(row.subcorpus_id)
         yield "".join(
             (
-                str(pk), head, sub, "\t", row.external_id.translate(_COPY_ESCAPES), "\t",
-                str(row.position), "\t", escape(dumps(row.source)), "\t",
-                escape(dumps(row.target)), "\tt\t" if row.is_trial else "\tf\t",
+                str(pks[k]) if pks else "", head, sub, "\t", row.external_id.translate(_COPY_ESCAPES), "\t",
+                str(row.position), "\t", escape(tokens_json(row.source)), "\t",
+                escape(tokens_json(row.target)), "\tt\t" if row.is_trial else "\tf\t",
                 escape(dumps(row.metadata)) if row.metadata else "{}", tail,
             )
         )  # fmt: skip
+
+
+def tokens_json(tokens: Sequence[str]) -> str:
+    """``json.dumps(tokens)``, built directly when no token needs an escape (printable ASCII
+    without a quote or backslash: the checks have refused control characters)."""
+    joined = '", "'.join(tokens)
+    if joined.isascii() and '"' not in joined and "\\" not in joined and joined.isprintable():
+        return f'["{joined}"]'
+    return json.dumps(list(tokens))
 
 
 def _escape_json(text: str) -> str:
@@ -144,7 +157,7 @@ def _execute_rows(project_id: int, rows: Sequence[NewPair], now: Any) -> list[in
         pks = list(range(start, start + len(rows)))
         values = (
             (pk, project_id, row.subcorpus_id, row.external_id, row.position,
-             dumps(row.source), dumps(row.target), row.is_trial,
+             tokens_json(row.source), tokens_json(row.target), row.is_trial,
              dumps(row.metadata), created)
             for pk, row in zip(pks, rows, strict=True)
         )  # fmt: skip
