@@ -13,8 +13,10 @@ rewritten: a file may only attach alignments to them, and its tokens must be the
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -527,7 +529,7 @@ def import_files(
     report = ImportReport(
         load_alignments_as=load_alignments_as, dry_run=dry_run, max_length_ratio=max_length_ratio
     )
-    with transaction.atomic():
+    with _fewer_collections(), transaction.atomic():
         for k, source in enumerate(sources):
             share = part(tick, k / len(sources), (k + 1) / len(sources))
             chunks = SourceChunks(source, max_tokens=project.max_tokens, normalization=cleaned)
@@ -557,6 +559,20 @@ def import_files(
         else:
             _settle_later(report)
     return report
+
+
+@contextmanager
+def _fewer_collections(threshold: int = 100_000) -> Iterator[None]:
+    """Python's cyclic garbage collector less often while an import runs: every chunk is
+    thousands of new lists and dicts (pairs, rows), which set off a collection each 700
+    allocations, and those scans cost a quarter of the import's own CPU (measured: 4.8 s
+    against 3.5 s for 100,000 pairs). The pairs hold no cycles; refcounting frees them."""
+    before = gc.get_threshold()
+    gc.set_threshold(max(threshold, before[0]), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def import_file(

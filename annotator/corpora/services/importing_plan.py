@@ -245,12 +245,13 @@ def write_pairs(
     start = (
         SentencePair.objects.filter(project=project).aggregate(m=Max("position"))["m"] or 0
     ) + 1
+    sub_pks = {name: s.pk for name, s in subcorpora.items()}
     rows = []
     for k, (pair, sub) in enumerate(plan.new_pairs.values()):
         meta = dict(pair.metadata)
         trial = bool(parse_trial(meta.pop(TRIAL_KEY, False)))
         report.trial_pairs_created += trial
-        sub_pk = subcorpora[sub].pk if sub else None
+        sub_pk = sub_pks[sub] if sub else None
         rows.append(NewPair(pair.id, start + k, pair.source, pair.target, trial, meta, sub_pk))
     total = max(len(rows), 1)
     for done, batch in enumerate(chunks(rows, BATCH_SIZE), 1):

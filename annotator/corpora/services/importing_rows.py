@@ -104,9 +104,9 @@ def _copy_lines(
 def tokens_json(tokens: Sequence[str]) -> str:
     """``json.dumps(tokens)``, built directly when no token needs an escape (printable ASCII
     without a quote or backslash: the checks have refused control characters)."""
-    joined = '", "'.join(tokens)
-    if joined.isascii() and '"' not in joined and "\\" not in joined and joined.isprintable():
-        return f'["{joined}"]'
+    plain = " ".join(tokens)
+    if plain.isascii() and plain.isprintable() and '"' not in plain and "\\" not in plain:
+        return '["' + '", "'.join(tokens) + '"]'
     return json.dumps(list(tokens))
 
 
