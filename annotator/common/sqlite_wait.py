@@ -29,6 +29,8 @@ class SqliteRequestWaitMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if connection.vendor == "sqlite":
-            with connection.cursor() as cursor:
-                cursor.execute(f"PRAGMA busy_timeout = {self.wait_ms}")
+            # On the driver's connection: a setting, not one of the request's queries (tests
+            # count those), and it lasts as long as the connection.
+            connection.ensure_connection()
+            connection.connection.execute(f"PRAGMA busy_timeout = {self.wait_ms}")
         return self.get_response(request)
