@@ -77,11 +77,14 @@ print(json.dumps(out))
 """
 
 
-@pytest.fixture
-def sqlite_env(tmp_path):
+@pytest.fixture(scope="module")
+def sqlite_env(tmp_path_factory):
+    """A migrated database file with one user, shared by the module's tests (a migration
+    takes half a minute on a loaded machine)."""
+    folder = tmp_path_factory.mktemp("sqlite_wait")
     env = {
         **os.environ,
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'wait.sqlite3'}",
+        "DATABASE_URL": f"sqlite:///{folder / 'wait.sqlite3'}",
         "DJANGO_SETTINGS_MODULE": "gridalign.settings",
         "DEBUG": "true",
         "SQLITE_REQUEST_WAIT_SECONDS": str(WAIT_SECONDS),
