@@ -1,42 +1,53 @@
-"""Import throughput: 100,000 synthetic TSV text pairs into PostgreSQL (target: under 60 s).
+"""Import at the database's own speed: ``import_file`` against a bare load of the same rows.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python benchmarks/import.py \\
-        [--pairs N] [--seed S]
+        [--pairs 1000000] [--seed S]
+    .venv/bin/python benchmarks/import.py --sqlite [--pairs 25000]
 
-DATABASE_URL names the server (and a database to connect to while creating another): the
-benchmark creates a fresh database ``gridalign_bench_<pid>``, migrates it, imports into it and
-drops it at the end, whatever happens.
+PostgreSQL (goal: the import at most 2x the anchor). DATABASE_URL names the server: the
+benchmark makes a fresh database ``gridalign_bench_<pid>``, migrates it and drops it at the
+end. ``--pairs`` synthetic TSV pairs (about 209 bytes a pair) are loaded twice into the empty
+pairs table, each by a fresh process:
 
-The figure is ``import_file`` end to end (read + parse the TSV, check, write in one
-transaction). Anchors, measured in the same run on the same rows:
+* the anchor, ``COPY``: a bare script streams the file's rows into psycopg2's ``COPY ... FROM
+  STDIN`` (split on tabs and spaces, tokens JSON-encoded, nothing checked) in one transaction;
+* the figure, ``import_file``: read + every check + write, in one transaction, as the import
+  job runs it.
 
-* ``read``: ``read_pairs`` alone (the parse step, no database);
-* ``COPY``: the same rows sent by psycopg2 ``COPY ... FROM STDIN`` into the same table (the
-  floor PostgreSQL itself sets for storing them, JSON encoding included).
+The table is emptied between the two (TRUNCATE), so both meet the same empty table and its six
+indexes. Each process's peak resident set (``ru_maxrss``) is printed beside the other's, and
+the import's beside its own baseline (Django set up, nothing imported).
 
-The ratio import / COPY says how much the service costs over the raw floor.
+SQLite (``--sqlite``, goal: time linear in the file's size): the import of ``--pairs``, 2x and
+4x as many pairs, each into a fresh copy of one migrated database file, beside the anchor of
+the same rows sent by one ``executemany`` in one transaction. The time per MB should stay flat
+from 1x to 4x (printed: the 4x/1x ratio of the per-MB times).
+
+Every line carries the load average of the moment (the machine is shared).
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import os
 import random
 import secrets
+import shutil
+import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
+from import_steps import SUBCORPORA  # noqa: E402
 from pgadmin import postgres_server, throwaway_database  # noqa: E402
 
-TARGET_SECONDS = 60.0
+GOAL_RATIO = 2.0  # PostgreSQL: import_file / COPY
+GOAL_FLAT = 1.25  # SQLite: seconds per MB at 4x over 1x
 VOCAB_SIZE = 5000
 
 
@@ -52,108 +63,115 @@ def synthetic_tsv(path: Path, n: int, seed: int) -> None:
             tgt = src[:]
             for _ in range(rng.randint(1, 5)):  # a paraphrase: a few substitutions
                 tgt[rng.randrange(len(tgt))] = rng.choice(vocab)
-            sub = ("mtc", "news", "novels")[k % 3]
+            sub = SUBCORPORA[k % 3]
             fh.write(f"p{k}\t{' '.join(src)}\t{' '.join(tgt)}\t{sub}\n")
 
 
-def copy_anchor(url: str, pairs: list, project_id: int, subcorpora: dict[str, int]) -> float:
-    """Seconds to COPY the same rows (JSON-encoded tokens) into annotator_sentencepair."""
-    import psycopg2
-
-    conn = psycopg2.connect(url)
-    try:
-        t0 = time.perf_counter()
-        buf = io.StringIO()
-        writer = csv.writer(buf)
-        for k, p in enumerate(pairs, 1):
-            writer.writerow(
-                [
-                    project_id,
-                    subcorpora[p.subcorpus],
-                    p.id,
-                    k,
-                    json.dumps(p.source, ensure_ascii=False),
-                    json.dumps(p.target, ensure_ascii=False),
-                    "f",
-                    "{}",
-                    "now",
-                ]
-            )
-        buf.seek(0)
-        with conn.cursor() as cur:
-            cur.copy_expert(
-                "COPY annotator_sentencepair (project_id, subcorpus_id, external_id, position, "
-                "source_tokens, target_tokens, is_trial, metadata, created_at) "
-                "FROM STDIN WITH (FORMAT csv)",
-                buf,
-            )
-        conn.commit()
-        return time.perf_counter() - t0
-    finally:
-        conn.close()
+def step(name: str, *args: str, env: dict[str, str]) -> dict:
+    """Run one measured step (``import_steps.py``) in a fresh process; its JSON result."""
+    out = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "import_steps.py"), name, *args],
+        env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if out.returncode != 0:
+        raise SystemExit(f"step {name} failed:\n{out.stdout}\n{out.stderr}")
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    result["load"] = os.getloadavg()[0]
+    return result
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pairs", type=int, default=100_000)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+def child_env(database_url: str | None) -> dict[str, str]:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "gridalign.settings", "DEBUG": "false"}
+    env.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
+    if database_url:
+        env["DATABASE_URL"] = database_url
+    else:
+        env.pop("DATABASE_URL", None)
+    return env
+
+
+def run_postgres(args: argparse.Namespace) -> int:
     server = postgres_server()
     if server is None:
         print("set DATABASE_URL=postgres://user@host:port/db (the benchmark makes its own db)")
         return 2
-    with throwaway_database(server, "gridalign_bench") as bench_url:
-        os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gridalign.settings")
-        return run(args, bench_url)
-
-
-def run(args: argparse.Namespace, bench_url: str) -> int:
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    from alignment_core.formats import read_pairs
-    from annotator.corpora.services.importing import import_file
-    from annotator.models import Project, SentencePair, Subcorpus
-
-    call_command("migrate", verbosity=0)
-    n = args.pairs
-    with tempfile.TemporaryDirectory() as tmp:
+    with throwaway_database(server, "gridalign_bench") as url, tempfile.TemporaryDirectory() as tmp:
+        env = child_env(url)
         path = Path(tmp) / "pairs.tsv"
-        synthetic_tsv(path, n, args.seed)
+        synthetic_tsv(path, args.pairs, args.seed)
         size_mb = path.stat().st_size / 1e6
-
-        t0 = time.perf_counter()
-        pairs = read_pairs(path, "tsv")
-        t_read = time.perf_counter() - t0
-
-        project = Project.objects.create(name="bench")
-        t0 = time.perf_counter()
-        report = import_file(project=project, path=path, fmt="tsv")
-        t_import = time.perf_counter() - t0
-
-    stored = SentencePair.objects.filter(project=project).count()
-    assert report.pairs_created == stored == n, (report.pairs_created, stored, n)
-    anchor_project = Project.objects.create(name="anchor")
-    subs = {
-        s: Subcorpus.objects.create(project=anchor_project, name=s).pk
-        for s in ("mtc", "news", "novels")
-    }
-    t_copy = copy_anchor(bench_url, pairs, anchor_project.pk, subs)
-    assert SentencePair.objects.filter(project=anchor_project).count() == n
-
+        step("migrate", env=env)
+        copy = step("copy", str(path), env=env)
+        step("truncate", env=env)
+        base = step("baseline", env=env)
+        imp = step("import", str(path), env=env)
+    n, ratio = args.pairs, imp["seconds"] / copy["seconds"]
     print(f"import benchmark: {n:,} TSV text pairs ({size_mb:.1f} MB) into PostgreSQL")
-    print(f"  import_file (read + check + write): {t_import:7.2f} s  {n / t_import:10,.0f} pairs/s")
-    print(f"  anchor, read_pairs alone:          {t_read:7.2f} s  {n / t_read:10,.0f} pairs/s")
-    print(f"  anchor, psycopg2 COPY of the rows: {t_copy:7.2f} s  {n / t_copy:10,.0f} pairs/s")
+    _line("import_file (read + check + write)", imp, n)
+    _line("anchor, psycopg2 COPY of the rows", copy, n)
+    print(f"  ratio import / COPY: {ratio:.2f}x (goal <= {GOAL_RATIO:.0f}x)")
     print(
-        f"  ratio import / COPY: {t_import / t_copy:.1f}x;  import / read: {t_import / t_read:.1f}x"
+        f"  peak RSS: import {imp['rss_mb']:,.0f} MB (its baseline, Django set up: "
+        f"{base['rss_mb']:,.0f} MB, +{imp['rss_mb'] - base['rss_mb']:,.0f} MB); "
+        f"COPY {copy['rss_mb']:,.0f} MB"
     )
-    verdict = "PASS" if t_import < TARGET_SECONDS else "FAIL"
-    print(f"  target: under {TARGET_SECONDS:.0f} s -> {verdict}")
+    verdict = "PASS" if ratio <= GOAL_RATIO else "FAIL"
+    print(f"  -> {verdict}")
     return 0 if verdict == "PASS" else 1
+
+
+def _line(label: str, result: dict, n: int) -> None:
+    print(
+        f"  {label:36s} {result['seconds']:8.2f} s {n / result['seconds']:9,.0f} pairs/s  "
+        f"peak RSS {result['rss_mb']:6,.0f} MB  load {result['load']:.1f}"
+    )
+
+
+def run_sqlite(args: argparse.Namespace) -> int:
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        template = Path(tmp) / "template.sqlite3"
+        step("migrate", env=child_env(f"sqlite:///{template}"))
+        for factor in (1, 2, 4):
+            n = args.pairs * factor
+            path = Path(tmp) / f"pairs{factor}.tsv"
+            synthetic_tsv(path, n, args.seed)
+            size_mb = path.stat().st_size / 1e6
+            result = {"factor": factor, "n": n, "mb": size_mb}
+            for name in ("copy", "import"):
+                db = Path(tmp) / f"{name}{factor}.sqlite3"
+                shutil.copy(template, db)
+                result[name] = step(name, str(path), env=child_env(f"sqlite:///{db}"))
+                db.unlink()
+            rows.append(result)
+    print("import benchmark: TSV text pairs into SQLite, 1x / 2x / 4x")
+    for r in rows:
+        imp, anchor = r["import"], r["copy"]
+        print(
+            f"  {r['factor']}x {r['n']:>9,} pairs {r['mb']:6.1f} MB: import {imp['seconds']:7.2f} s "
+            f"({imp['seconds'] / r['mb']:.3f} s/MB, peak {imp['rss_mb']:,.0f} MB), "
+            f"executemany {anchor['seconds']:6.2f} s ({anchor['seconds'] / r['mb']:.3f} s/MB), "
+            f"ratio {imp['seconds'] / anchor['seconds']:.2f}x, load {imp['load']:.1f}"
+        )
+    flat = (rows[-1]["import"]["seconds"] / rows[-1]["mb"]) / (
+        rows[0]["import"]["seconds"] / rows[0]["mb"]
+    )
+    verdict = "PASS" if flat <= GOAL_FLAT else "FAIL"
+    print(f"  seconds per MB, 4x over 1x: {flat:.2f} (goal <= {GOAL_FLAT}) -> {verdict}")
+    return 0 if verdict == "PASS" else 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pairs", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--sqlite", action="store_true", help="SQLite: 1x, 2x, 4x --pairs")
+    args = parser.parse_args()
+    if args.sqlite:
+        args.pairs = args.pairs or 25_000
+        return run_sqlite(args)
+    args.pairs = args.pairs or 100_000
+    return run_postgres(args)
 
 
 if __name__ == "__main__":

@@ -88,6 +88,8 @@ MIDDLEWARE = [
     # Static files from STATIC_ROOT (collectstatic), straight after the HTTPS redirect: no
     # session or database work for them. With DEBUG on, runserver serves the sources.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # SQLite: a request waits at most SQLITE_REQUEST_WAIT_SECONDS for the write lock
+    "annotator.common.sqlite_wait.SqliteRequestWaitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -258,6 +260,9 @@ EVALUATE_INLINE_MAX_BYTES = env_int("EVALUATE_INLINE_MAX_BYTES", 2 * 1024 * 1024
 # An import job reads jsonl and tsv files this many pairs at a time, writing each chunk before
 # reading the next (all in one transaction): the worker's memory holds one chunk.
 IMPORT_CHUNK_PAIRS = env_int("IMPORT_CHUNK_PAIRS", 5000, minimum=1)
+# SQLite: how long a web request waits for the one write lock (a big import holds it until it
+# commits) before its 503 + Retry-After; workers and commands wait the connection's 20 s.
+SQLITE_REQUEST_WAIT_SECONDS = env_int("SQLITE_REQUEST_WAIT_SECONDS", 5, minimum=1)
 
 # --- Celery -------------------------------------------------------------------------------
 # Default: kombu's filesystem transport under var/ (no server). Redis when a URL is given.

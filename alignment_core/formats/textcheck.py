@@ -44,6 +44,10 @@ _INVISIBLE = (
 )
 # A whole token of invisible characters, inside a space-joined sentence.
 _INVISIBLE_TOKEN = re.compile(rf"(?:^| ){_INVISIBLE}+(?= |$)")
+# One pass that finds none of the characters above clears a string (the common case) before
+# the checks that say which rule it breaks: a name or id, then a sentence.
+_NAME_SUSPECT = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_TOKENS_SUSPECT = re.compile(f"[\x00-\x1f\x7f-\x9f\ud800-\udfff{_INVISIBLE[1:-1]}]")
 
 MAX_JSON_DEPTH = 32  # metadata deeper than this is refused (real metadata is flat)
 
@@ -73,6 +77,8 @@ def string_problem(value: str, what: str) -> str | None:
 
 def name_problem(value: str, what: str) -> str | None:
     """Why ``value`` cannot be an id or a name (visible one-line text), or None."""
+    if not _NAME_SUSPECT.search(value):
+        return None
     if reason := string_problem(value, what):
         return reason
     m = _CONTROL.search(value)
@@ -88,6 +94,8 @@ def tokens_problem(tokens: list[str], side: str) -> str | None:
     One regex pass over the joined sentence; the per-token loop runs only to name the culprit.
     """
     joined = " ".join(tokens)
+    if not _TOKENS_SUSPECT.search(joined):
+        return None
     if not (
         _UNSTORABLE.search(joined) or _CONTROL.search(joined) or _INVISIBLE_TOKEN.search(joined)
     ):

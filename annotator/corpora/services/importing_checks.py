@@ -7,6 +7,7 @@ pair id and its 1-based position in the input when no line is known.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,21 +30,29 @@ _FALSE = {"0", "false", "no", "n", "f", ""}
 _username_validator = UnicodeUsernameValidator()
 
 
-def token_problem(tokens: Any, side: str) -> str | None:
-    """Why ``tokens`` cannot be stored as a sentence (non-empty, no whitespace), or None."""
+def token_problem(tokens: Any, side: str, *, text: bool = True) -> str | None:
+    """Why ``tokens`` cannot be stored as a sentence (non-empty, no whitespace), or None.
+    ``text``: also check the characters (``textcheck``); a reader has done so already."""
     if not isinstance(tokens, list | tuple) or not tokens:
         return f"empty {side} sentence (a pair needs tokens on both sides)"
     tokens = list(tokens)
-    # Fast path: joining and re-splitting gives the same list exactly when every token is a
-    # non-empty string without whitespace (the common case, checked in C).
-    if not (all(isinstance(t, str) for t in tokens) and " ".join(tokens).split() == tokens):
+    if not _plain_tokens(tokens):
         for k, tok in enumerate(tokens):
             if not isinstance(tok, str):
                 return f"{side} token {k} is not a string: {tok!r}"
             if tok.split() != [tok]:
                 return f"{side} token {k} ({tok!r}) is empty or contains whitespace"
     # Storable, visible text on every database (NUL, surrogates, controls, invisible tokens).
-    return textcheck.tokens_problem(tokens, side)
+    return textcheck.tokens_problem(tokens, side) if text else None
+
+
+def _plain_tokens(tokens: list[Any]) -> bool:
+    """Joining and re-splitting gives the same list exactly when every token is a non-empty
+    string without whitespace (the common case, checked in C: ``join`` refuses a non-string)."""
+    try:
+        return " ".join(tokens).split() == tokens
+    except TypeError:
+        return False
 
 
 def project_name_problem(name: Any) -> str | None:
@@ -88,6 +97,16 @@ def username_problem(name: Any) -> str | None:
     return None
 
 
+def _known_subcorpus_problem(name: Any) -> str | None:
+    """``subcorpus_problem``, remembered for text (a file names few subcorpora, often)."""
+    return _subcorpus_problem_of_text(name) if isinstance(name, str) else subcorpus_problem(name)
+
+
+@functools.lru_cache(maxsize=1024)
+def _subcorpus_problem_of_text(name: str) -> str | None:
+    return subcorpus_problem(name)
+
+
 def subcorpus_problem(name: Any) -> str | None:
     if not isinstance(name, str):
         return f"subcorpus must be text, got {name!r}"
@@ -105,11 +124,15 @@ def check_pairs(
     per_pair_annotator: bool,
     max_tokens: int | None = None,
     first: int = 1,
+    read_checked: bool = False,
 ) -> list[Problem]:
     """Every problem (up to MAX_PROBLEMS) that would stop these pairs being stored.
 
     ``max_tokens``: the project's longest sentence (tokens, either side). ``first``: the
-    input position of ``pairs[0]`` (a chunk of a longer input).
+    input position of ``pairs[0]`` (a chunk of a longer input). ``read_checked``: the pairs
+    come from a reader of ``alignment_core.formats``, whose ``PairCollector`` has refused
+    (with the file's line) every unstorable character, bad metadata and alignment outside its
+    grid: those checks are not run twice; the rest are.
 
     Ids must be unique; with ``per_pair_annotator`` (annotator mode, names taken from the
     pairs) an id may repeat once per annotator, since one file can hold several people's
@@ -140,11 +163,11 @@ def check_pairs(
         if len(pair.id) > ID_MAX_LENGTH:
             bad(f"pair id longer than {ID_MAX_LENGTH} characters")
         elif reason := (
-            textcheck.name_problem(pair.id, "pair id")
+            (None if read_checked else textcheck.name_problem(pair.id, "pair id"))
             or length_problem(pair, max_tokens)
-            or token_problem(pair.source, "source")
-            or token_problem(pair.target, "target")
-            or _pair_problem(pair, per_pair_annotator)
+            or token_problem(pair.source, "source", text=not read_checked)
+            or token_problem(pair.target, "target", text=not read_checked)
+            or _pair_problem(pair, per_pair_annotator, read_checked)
         ):
             bad(reason)
         key = (pair.id, pair.annotator) if per_pair_annotator else pair.id
@@ -169,19 +192,19 @@ def length_problem(pair: AlignedPair, max_tokens: int | None) -> str | None:
     return None
 
 
-def _pair_problem(pair: AlignedPair, per_pair_annotator: bool) -> str | None:
-    if pair.alignment is not None:
+def _pair_problem(pair: AlignedPair, per_pair_annotator: bool, read_checked: bool) -> str | None:
+    if pair.alignment is not None and not read_checked:
         try:
             pair.alignment.validate(len(pair.source), len(pair.target))
         except AlignmentError as exc:
             return str(exc)
     if not isinstance(pair.metadata, dict):
         return f"metadata must be a mapping, got {type(pair.metadata).__name__}"
-    if reason := textcheck.json_value_problem(pair.metadata, "metadata"):
+    if not read_checked and (reason := textcheck.json_value_problem(pair.metadata, "metadata")):
         return reason
     if TRIAL_KEY in pair.metadata and parse_trial(pair.metadata[TRIAL_KEY]) is None:
         return f"metadata 'trial' must be true or false, got {pair.metadata[TRIAL_KEY]!r}"
-    if pair.subcorpus and (reason := subcorpus_problem(pair.subcorpus)):
+    if pair.subcorpus and (reason := _known_subcorpus_problem(pair.subcorpus)):
         return reason
     if per_pair_annotator:
         return username_problem(pair.annotator)
@@ -202,6 +225,8 @@ def filter_length_ratio(
     The decision is made per id on its first occurrence, so every alignment of a dropped
     pair goes with it.
     """
+    if max_ratio is None:  # nothing is dropped
+        return list(enumerate(pairs, first)), []
     kept: list[tuple[int, AlignedPair]] = []
     dropped: list[DroppedPair] = []
     decided: dict[str, bool] = {}
