@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 import secrets
 import statistics
@@ -88,7 +89,7 @@ def requests_of(t: Target) -> dict[str, tuple[str, Callable[[object, int], str]]
         "export page": ("lead", every(f"/projects/{p}/export/")),
         "api project": ("lead", every(f"/api/projects/{p}/")),
         "api pairs": ("lead", every(f"/api/pairs/?project={p}")),
-        "api pairs, page 50": ("lead", every(f"/api/pairs/?project={p}&page=50")),
+        "api pairs, page 10": ("lead", every(f"/api/pairs/?project={p}&page=10")),
         "api pairs, submitted": ("lead", every(f"/api/pairs/?project={p}&status=submitted")),
         "api subcorpora": ("lead", every(f"/api/subcorpora/?project={p}")),
         "api annotations": ("lead", every(f"/api/annotations/?project={p}")),
@@ -256,6 +257,8 @@ def setup_django() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    logging.getLogger("axes").setLevel(logging.WARNING)  # a line per forced login otherwise
+    logging.getLogger("django.request").setLevel(logging.ERROR)
     settings.ALLOWED_HOSTS = ["testserver"]
     settings.STORAGES = {
         **settings.STORAGES,
