@@ -89,12 +89,14 @@ def _filtered(project: Project, f: PairFilters) -> QuerySet[SentencePair]:
 @dataclass
 class BrowsedPage:
     """One page of the browser: its rows, its number (1-based), whether more follow, and the
-    number of matches (None: more than ``COUNT_CAP``, or not counted: the agreement filter)."""
+    number of matches (None: more than ``COUNT_CAP``, or not counted: a search or the agreement
+    filter, ``counted`` False)."""
 
     rows: list[dict[str, Any]]
     number: int
     has_next: bool
     total: int | None
+    counted: bool = True
     per_page: int = PAGE_SIZE
 
     def __iter__(self):
@@ -140,8 +142,12 @@ def browse_pairs(*, project: Project, filters: PairFilters, page: int = 1) -> Br
         return _browse_by_agreement(qs, project, filters.max_agreement, page)
     start = (page - 1) * PAGE_SIZE
     ids = list(qs.values_list("pk", flat=True)[start : start + PAGE_SIZE + 1])
-    counted = qs.order_by().values("pk")[: COUNT_CAP + 1].count()
     rows = [_row(pair) for pair in _with_work(ids[:PAGE_SIZE])]
+    if filters.q:
+        # A search is not counted: words no index can find are looked for pair by pair, and
+        # the page stops at its hundredth match where a count would read the whole project.
+        return BrowsedPage(rows, page, len(ids) > PAGE_SIZE, None, counted=False)
+    counted = qs.order_by().values("pk")[: COUNT_CAP + 1].count()
     total = counted if counted <= COUNT_CAP else None
     return BrowsedPage(rows, page, len(ids) > PAGE_SIZE, total)
 
@@ -200,7 +206,7 @@ def _browse_by_agreement(
         start += AGREEMENT_CHUNK
     first = (page - 1) * PAGE_SIZE
     return BrowsedPage(matches[first : first + PAGE_SIZE], page, len(matches) > first + PAGE_SIZE,
-                       None)  # fmt: skip
+                       None, counted=False)  # fmt: skip
 
 
 @dataclass
