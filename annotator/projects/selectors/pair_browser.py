@@ -51,7 +51,7 @@ def link_f1(a: list[list[Any]] | None, b: list[list[Any]] | None) -> float | Non
 PAGE_SIZE = 100
 COUNT_CAP = 10_000
 # Pairs read at a time while the agreement filter looks for its matches.
-AGREEMENT_CHUNK = 200
+AGREEMENT_CHUNK = PAGE_SIZE
 
 
 def _filtered(project: Project, f: PairFilters) -> QuerySet[SentencePair]:

@@ -158,8 +158,9 @@ def _status_groups(project: Project) -> list[dict[str, Any]]:
     return list(
         Assignment.objects.filter(pair__project=project)
         .annotate(final_edits=_final_edits(), withdrawn=Q(withdrawn_at__isnull=False))
-        .values("annotator__username", "pair__is_trial", "pair__subcorpus__name", "status",
-                "withdrawn")  # fmt: skip
+        .values(
+            "annotator__username", "pair__is_trial", "pair__subcorpus__name", "status", "withdrawn"
+        )  # fmt: skip
         .annotate(
             n=Count("id"),
             flagged=Count("id", filter=~Q(flag="")),
@@ -175,8 +176,9 @@ def _seconds_groups(project: Project) -> list[dict[str, Any]]:
     where = "annotation__assignment__"
     return list(
         AnnotationRevision.objects.filter(**{f"{where}pair__project": project})
-        .values(f"{where}annotator__username", f"{where}pair__is_trial",
-                f"{where}pair__subcorpus__name")  # fmt: skip
+        .values(
+            f"{where}annotator__username", f"{where}pair__is_trial", f"{where}pair__subcorpus__name"
+        )  # fmt: skip
         .annotate(s=Sum("elapsed_seconds"))
         .order_by()
     )
@@ -189,8 +191,14 @@ def _recounted(project: Project):
         Assignment.objects.filter(_rated(), pair__project=project, withdrawn_at__isnull=True)
         .annotate(final_edits=_final_edits())
         .filter(final_edits__isnull=True, annotation__isnull=False)
-        .values("annotator__username", "pair__subcorpus__name", "pair__source_tokens",
-                "pair__target_tokens", "annotation__links", "seed__links")  # fmt: skip
+        .values(
+            "annotator__username",
+            "pair__subcorpus__name",
+            "pair__source_tokens",
+            "pair__target_tokens",
+            "annotation__links",
+            "seed__links",
+        )  # fmt: skip
         .order_by("pk")
     )
     for r in rows.iterator(chunk_size=RECOUNT_CHUNK):
