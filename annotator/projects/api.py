@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Q
+from django.db.models.functions import Coalesce
 from django_filters import rest_framework as filters
 from drf_spectacular.utils import (
     extend_schema_field,
@@ -138,13 +139,24 @@ class SubcorpusViewSet(viewsets.ReadOnlyModelViewSet):
     filterset_class = SubcorpusFilter
 
     def get_queryset(self):
-        from django.db.models import Count
+        from django.db.models import Count, OuterRef, Subquery
 
         if getattr(self, "swagger_fake_view", False):
             return Subcorpus.objects.none()
+        # Each listed subcorpus counts its own pairs (a correlated count on the pairs'
+        # (project, subcorpus) index): grouping the join counted every pair of every project
+        # before the filter kept one project's rows, so a 1,000-pair project's list took 0.9 s
+        # beside a million-pair project.
+        pairs = (
+            SentencePair.objects.filter(project_id=OuterRef("project_id"), subcorpus=OuterRef("pk"))
+            .order_by()
+            .values("subcorpus")
+            .annotate(n=Count("*"))  # not COUNT(id): the index alone answers
+            .values("n")
+        )
         return (
             Subcorpus.objects.filter(project__in=access.visible_projects(user=self.request.user))
-            .annotate(pair_count=Count("pairs"))
+            .annotate(pair_count=Coalesce(Subquery(pairs), 0))
             .order_by("project_id", "name")
         )
 
