@@ -7,7 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Q
+from django.db.models import Count, Exists, OuterRef, Q
 
 from annotator.common.access import STAFF, project_role
 from annotator.models import (
@@ -98,29 +98,39 @@ def subcorpus_counts(*, project_ids: list[int]) -> dict[int, list[SubcorpusCount
         name = name or NO_SUBCORPUS
         return rows[project_id].setdefault(name, SubcorpusCounts(name=name))
 
-    for project_id, name in Subcorpus.objects.filter(project_id__in=project_ids).values_list(
-        "project_id", "name"
-    ):
+    names = {}
+    for sub_id, project_id, name in Subcorpus.objects.filter(
+        project_id__in=project_ids
+    ).values_list("id", "project_id", "name"):
+        names[sub_id] = name
         row(project_id, name)
+    # Grouped by the subcorpus id, with no join: PostgreSQL counts the pairs from the heap in
+    # one pass (joining the subcorpus and project rows to every pair nearly doubled it), and
+    # the seeded pairs as a semi-join on the seeds' pair index. Still a pass over the
+    # project's pairs: docs/benchmarks.md, "Scale: pages at 1 M pairs".
     for r in (
         SentencePair.objects.filter(project_id__in=project_ids)
-        .values("project_id", "subcorpus__name")
-        .annotate(pairs=Count("id"), trial=Count("id", filter=Q(is_trial=True)))
+        .values("project_id", "subcorpus_id")
+        .annotate(pairs=Count("*"), trial=Count("id", filter=Q(is_trial=True)))
+        .order_by()
     ):
-        c = row(r["project_id"], r["subcorpus__name"])
+        c = row(r["project_id"], names.get(r["subcorpus_id"]))
         c.pairs, c.trial = r["pairs"], r["trial"]
     for r in (
         GoldAlignment.objects.filter(pair__project_id__in=project_ids)
-        .values("pair__project_id", "pair__subcorpus__name")
-        .annotate(n=Count("id"))
+        .values("pair__project_id", "pair__subcorpus_id")
+        .annotate(n=Count("*"))
+        .order_by()
     ):
-        row(r["pair__project_id"], r["pair__subcorpus__name"]).gold = r["n"]
+        row(r["pair__project_id"], names.get(r["pair__subcorpus_id"])).gold = r["n"]
+    seeded = Exists(SeedAlignment.objects.filter(pair=OuterRef("pk")))
     for r in (
-        SeedAlignment.objects.filter(pair__project_id__in=project_ids)
-        .values("pair__project_id", "pair__subcorpus__name")
-        .annotate(n=Count("pair_id", distinct=True))
+        SentencePair.objects.filter(seeded, project_id__in=project_ids)
+        .values("project_id", "subcorpus_id")
+        .annotate(n=Count("*"))
+        .order_by()
     ):
-        row(r["pair__project_id"], r["pair__subcorpus__name"]).seeded = r["n"]
+        row(r["project_id"], names.get(r["subcorpus_id"])).seeded = r["n"]
     return {
         pid: sorted(by_name.values(), key=lambda c: (c.name == NO_SUBCORPUS, c.name))
         for pid, by_name in rows.items()
