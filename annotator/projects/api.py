@@ -29,7 +29,7 @@ from annotator.models import (
     Subcorpus,
 )
 from annotator.projects.selectors.pairs import page_rows, pair_details
-from annotator.projects.selectors.projects import subcorpus_counts
+from annotator.projects.selectors.projects import project_pair_total, subcorpus_counts
 
 
 class CountsSerializer(serializers.Serializer):
@@ -361,10 +361,15 @@ class PairViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
         # A plain page number: the page's statement also counts the rows (a scalar subquery),
         # so a page with rows needs no COUNT query of its own; "last", odd numbers and empty
         # pages take the paginator's usual way.
-        number, rows, total = self.paginator.plain_page_number(request), None, None
+        number, rows = self.paginator.plain_page_number(request), None
+        # All of one project's pairs: their number is the project's tally (PostgreSQL), not
+        # a count of a million rows on every page.
+        total = self._project_total(request)
         if number is not None:
             size = self.paginator.get_page_size(request)
-            rows, total = page_rows(ids[(number - 1) * size : number * size], counted=ids)
+            counted = ids if total is None else None
+            rows, found = page_rows(ids[(number - 1) * size : number * size], counted=counted)
+            total = found if total is None else total
         page = self.paginator.page_queryset(ids, request, view=self, count=total)
         if rows is None:
             rows, _ = page_rows(page)
@@ -380,6 +385,20 @@ class PairViewSet(RoleContextMixin, viewsets.ReadOnlyModelViewSet):
                 )
             results.append(_pair_row(row, lead=lead, user_pk=user.pk))
         return self.paginator.get_paginated_response(results)
+
+    # query parameters that do not narrow the list
+    UNFILTERED = frozenset({"project", "page", "page_size", "format"})
+
+    def _project_total(self, request) -> int | None:
+        """The number of pairs of ``?project=`` when the list is all of them (no other
+        filter, and the user leads the project or is staff), from the tally; else None."""
+        asked = request.query_params.get("project", "")
+        if not asked.isdigit() or not set(request.query_params) <= self.UNFILTERED:
+            return None
+        user = request.user
+        if not user.is_staff and self.user_roles().get(int(asked)) != Membership.Role.LEAD:
+            return None
+        return project_pair_total(project_id=int(asked))
 
 
 def _pair_row(row: tuple, *, lead: bool, user_pk: int | None) -> dict[str, Any]:

@@ -7,13 +7,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db import connection
+from django.db.models import Count, Exists, OuterRef, Q, Sum
 
 from annotator.common.access import STAFF, project_role
 from annotator.models import (
     GoldAlignment,
     GoldReview,
     Membership,
+    PairTally,
     Project,
     SeedAlignment,
     SentencePair,
@@ -104,18 +106,9 @@ def subcorpus_counts(*, project_ids: list[int]) -> dict[int, list[SubcorpusCount
     ).values_list("id", "project_id", "name"):
         names[sub_id] = name
         row(project_id, name)
-    # Grouped by the subcorpus id, with no join: PostgreSQL counts the pairs from the heap in
-    # one pass (joining the subcorpus and project rows to every pair nearly doubled it), and
-    # the seeded pairs as a semi-join on the seeds' pair index. Still a pass over the
-    # project's pairs: docs/benchmarks.md, "Scale: pages at 1 M pairs".
-    for r in (
-        SentencePair.objects.filter(project_id__in=project_ids)
-        .values("project_id", "subcorpus_id")
-        .annotate(pairs=Count("*"), trial=Count("id", filter=Q(is_trial=True)))
-        .order_by()
-    ):
+    for r in _pair_counts(project_ids):
         c = row(r["project_id"], names.get(r["subcorpus_id"]))
-        c.pairs, c.trial = r["pairs"], r["trial"]
+        c.pairs, c.trial, c.seeded = int(r["pairs"]), int(r["trial"]), int(r["seeded"])
     for r in (
         GoldAlignment.objects.filter(pair__project_id__in=project_ids)
         .values("pair__project_id", "pair__subcorpus_id")
@@ -123,18 +116,44 @@ def subcorpus_counts(*, project_ids: list[int]) -> dict[int, list[SubcorpusCount
         .order_by()
     ):
         row(r["pair__project_id"], names.get(r["pair__subcorpus_id"])).gold = r["n"]
-    seeded = Exists(SeedAlignment.objects.filter(pair=OuterRef("pk")))
-    for r in (
-        SentencePair.objects.filter(seeded, project_id__in=project_ids)
-        .values("project_id", "subcorpus_id")
-        .annotate(n=Count("*"))
-        .order_by()
-    ):
-        row(r["project_id"], names.get(r["subcorpus_id"])).seeded = r["n"]
     return {
         pid: sorted(by_name.values(), key=lambda c: (c.name == NO_SUBCORPUS, c.name))
         for pid, by_name in rows.items()
     }
+
+
+def _pair_counts(project_ids: list[int]) -> list[dict[str, Any]]:
+    """Per (project, subcorpus id): pairs, trial pairs and pairs with a seed. On PostgreSQL
+    the sums of the PairTally rows its triggers keep (a few rows a subcorpus, whatever the
+    project's size); on SQLite counted from the pairs."""
+    if connection.vendor == "postgresql":
+        return list(
+            PairTally.objects.filter(project_id__in=project_ids)
+            .values("project_id", "subcorpus_id")
+            .annotate(pairs=Sum("pairs"), trial=Sum("trial"), seeded=Sum("seeded"))
+            .filter(pairs__gt=0)
+            .order_by()
+        )
+    seeded = Exists(SeedAlignment.objects.filter(pair=OuterRef("pk")))
+    return list(
+        SentencePair.objects.filter(project_id__in=project_ids)
+        .values("project_id", "subcorpus_id")
+        .annotate(
+            pairs=Count("*"),
+            trial=Count("id", filter=Q(is_trial=True)),
+            seeded=Count("id", filter=Q(seeded)),
+        )
+        .order_by()
+    )
+
+
+def project_pair_total(*, project_id: int) -> int | None:
+    """The number of the project's pairs from the PairTally (PostgreSQL), else None (count
+    them)."""
+    if connection.vendor != "postgresql":
+        return None
+    found = PairTally.objects.filter(project_id=project_id).aggregate(n=Sum("pairs"))["n"]
+    return int(found or 0)
 
 
 def pair_data(pair: SentencePair) -> dict[str, Any]:
