@@ -1,6 +1,6 @@
-"""PairTally: a project's pair counts (all, trial, seeded, per subcorpus) kept by PostgreSQL
-triggers, so the project page and the API read sums of a few rows instead of counting a
-million pairs (docs/benchmarks.md, "Scale: pages at 1 M pairs").
+"""PairTally and SeedTally: a project's pair counts (all, trial, seeded, per subcorpus) and each
+aligner run's seed count, kept by PostgreSQL triggers, so the project page and the API read
+sums of a few rows instead of counting a million pairs or seeds (docs/benchmarks.md, "Scale: pages at 1 M pairs").
 
 Each trigger runs once per statement (transition tables) and appends one row of changes per
 (project, subcorpus) that the statement touched: writers never update a shared row, so an
@@ -10,6 +10,7 @@ there, on projects of laptop size)."""
 from django.db import migrations, models
 
 TALLY = "annotator_pairtally"
+SEED_TALLY = "annotator_seedtally"
 PAIRS = "annotator_sentencepair"
 SEEDS = "annotator_seedalignment"
 
@@ -68,6 +69,8 @@ BEGIN
         WHERE s.pair_id = n.pair_id AND NOT EXISTS (SELECT 1 FROM new_seeds m WHERE m.id = s.id)
     )
     GROUP BY p.project_id, p.subcorpus_id;
+    INSERT INTO {SEED_TALLY} (aligner_run_id, seeds)
+    SELECT aligner_run_id, count(*) FROM new_seeds GROUP BY aligner_run_id;
     RETURN NULL;
 END $$;
 
@@ -80,6 +83,8 @@ BEGIN
     JOIN {PAIRS} p ON p.id = o.pair_id
     WHERE NOT EXISTS (SELECT 1 FROM {SEEDS} s WHERE s.pair_id = o.pair_id)
     GROUP BY p.project_id, p.subcorpus_id;
+    INSERT INTO {SEED_TALLY} (aligner_run_id, seeds)
+    SELECT aligner_run_id, -count(*) FROM old_seeds GROUP BY aligner_run_id;
     RETURN NULL;
 END $$;
 
@@ -104,6 +109,8 @@ INSERT INTO {TALLY} (project_id, subcorpus_id, pairs, trial, seeded)
 SELECT p.project_id, p.subcorpus_id, count(*), count(*) FILTER (WHERE p.is_trial),
        count(*) FILTER (WHERE {HAS_SEED.format(p="p")})
 FROM {PAIRS} p GROUP BY p.project_id, p.subcorpus_id;
+INSERT INTO {SEED_TALLY} (aligner_run_id, seeds)
+SELECT aligner_run_id, count(*) FROM {SEEDS} GROUP BY aligner_run_id;
 """
 
 DROP = f"""
@@ -151,6 +158,22 @@ class Migration(migrations.Migration):
             ],
             options={
                 "indexes": [models.Index(fields=["project_id"], name="pairtally_project")],
+            },
+        ),
+        migrations.CreateModel(
+            name="SeedTally",
+            fields=[
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("aligner_run_id", models.BigIntegerField()),
+                ("seeds", models.BigIntegerField(default=0)),
+            ],
+            options={
+                "indexes": [models.Index(fields=["aligner_run_id"], name="seedtally_run")],
             },
         ),
         migrations.RunPython(on_postgresql(FUNCTIONS), on_postgresql(DROP)),

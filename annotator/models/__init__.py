@@ -24,7 +24,7 @@ from annotator.models.projects import (
     Subcorpus,
 )
 from annotator.models.reports import AgreementReport
-from annotator.models.seeding import POSTERIOR_SCALE, AlignerRun, SeedAlignment
+from annotator.models.seeding import POSTERIOR_SCALE, AlignerRun, SeedAlignment, SeedTally
 
 __all__ = [
     "POSTERIOR_SCALE",
@@ -47,6 +47,7 @@ __all__ = [
     "PairTally",
     "Project",
     "SeedAlignment",
+    "SeedTally",
     "SentencePair",
     "Subcorpus",
 ]

@@ -99,3 +99,25 @@ def test_the_api_pair_list_gives_the_tallied_count(client, make_user):
     assert whole["count"] == 60 and len(whole["results"]) == 10
     trial = client.get(f"/api/pairs/?project={project.pk}&trial=true").json()
     assert trial["count"] == 6  # a filter: counted, not tallied
+
+
+def test_the_lists_read_the_tallied_counts(client, make_user):
+    """The subcorpora and aligner-runs lists give each row's count from the tallies."""
+    need(connection.vendor == "postgresql", "PostgreSQL (DATABASE_URL=postgres://...)")
+    from annotator.models import Membership
+
+    project = Project.objects.create(name="runs")
+    lead = make_user("runs_lead")
+    Membership.objects.create(project=project, user=lead, role=Membership.Role.LEAD)
+    news = Subcorpus.objects.create(project=project, name="news")
+    Subcorpus.objects.create(project=project, name="empty")
+    written = pairs(project, news, 0, 12)
+    first, second = (AlignerRun.objects.create(project=project) for _ in range(2))
+    seed(first, written[:7])
+    seed(second, written)
+    SeedAlignment.objects.filter(aligner_run=second, pair__in=written[:2]).delete()
+    client.force_login(lead)
+    subs = client.get(f"/api/subcorpora/?project={project.pk}").json()["results"]
+    assert {s["name"]: s["pairs"] for s in subs} == {"news": 12, "empty": 0}
+    runs = client.get(f"/api/aligner-runs/?project={project.pk}").json()["results"]
+    assert {r["id"]: r["seeds"] for r in runs} == {first.pk: 7, second.pk: 10}
