@@ -59,15 +59,14 @@ END $$;
 
 CREATE FUNCTION gridalign_tally_seeds_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    -- pairs whose first seeds these are: no seed of theirs outside this statement's rows
+    -- pairs whose first seeds these are: all their seeds are this statement's. One probe of
+    -- the seeds' pair index per pair (a scalar subquery): an anti-join may hash the whole
+    -- seeds table, once per statement, for a batch of a few rows.
     INSERT INTO {TALLY} (project_id, subcorpus_id, pairs, trial, seeded)
     SELECT p.project_id, p.subcorpus_id, 0, 0, count(*)
-    FROM (SELECT DISTINCT pair_id FROM new_seeds) n
+    FROM (SELECT pair_id, count(*) AS k FROM new_seeds GROUP BY pair_id) n
     JOIN {PAIRS} p ON p.id = n.pair_id
-    WHERE NOT EXISTS (
-        SELECT 1 FROM {SEEDS} s
-        WHERE s.pair_id = n.pair_id AND NOT EXISTS (SELECT 1 FROM new_seeds m WHERE m.id = s.id)
-    )
+    WHERE n.k = (SELECT count(*) FROM {SEEDS} s WHERE s.pair_id = n.pair_id)
     GROUP BY p.project_id, p.subcorpus_id;
     INSERT INTO {SEED_TALLY} (aligner_run_id, seeds)
     SELECT aligner_run_id, count(*) FROM new_seeds GROUP BY aligner_run_id;
@@ -81,7 +80,7 @@ BEGIN
     SELECT p.project_id, p.subcorpus_id, 0, 0, -count(*)
     FROM (SELECT DISTINCT pair_id FROM old_seeds) o
     JOIN {PAIRS} p ON p.id = o.pair_id
-    WHERE NOT EXISTS (SELECT 1 FROM {SEEDS} s WHERE s.pair_id = o.pair_id)
+    WHERE (SELECT count(*) FROM {SEEDS} s WHERE s.pair_id = o.pair_id) = 0
     GROUP BY p.project_id, p.subcorpus_id;
     INSERT INTO {SEED_TALLY} (aligner_run_id, seeds)
     SELECT aligner_run_id, -count(*) FROM old_seeds GROUP BY aligner_run_id;
