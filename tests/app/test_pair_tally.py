@@ -121,3 +121,21 @@ def test_the_lists_read_the_tallied_counts(client, make_user):
     assert {s["name"]: s["pairs"] for s in subs} == {"news": 12, "empty": 0}
     runs = client.get(f"/api/aligner-runs/?project={project.pk}").json()["results"]
     assert {r["id"]: r["seeds"] for r in runs} == {first.pk: 7, second.pk: 10}
+
+
+def test_folding_keeps_the_sums_in_one_row_a_key():
+    need(connection.vendor == "postgresql", "PostgreSQL (DATABASE_URL=postgres://...)")
+    from annotator.models import PairTally, SeedTally
+    from annotator.projects.services.tallies import fold_tallies
+
+    project = Project.objects.create(name="folded")
+    news = Subcorpus.objects.create(project=project, name="news")
+    run = AlignerRun.objects.create(project=project)
+    for start in range(0, 50, 10):  # five statements of pairs, five of seeds
+        seed(run, pairs(project, news, start, 10, trial_every=4))
+    before = from_tally(project)
+    assert PairTally.objects.filter(project_id=project.pk).count() == 10
+    assert fold_tallies(project_id=project.pk)
+    assert PairTally.objects.filter(project_id=project.pk).count() == 1
+    assert SeedTally.objects.filter(aligner_run_id=run.pk).get().seeds == 50
+    assert from_tally(project) == before == counted_one_by_one(project)
