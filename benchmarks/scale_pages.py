@@ -216,7 +216,7 @@ def report(targets: list[Target], times: dict, counts: dict, rounds: int) -> lis
         )
     met = sum(r["ratio"] <= RATIO_GOAL for r in rows)
     print(
-        f"anchor: the {small_pairs(small)} project; figure: the {small_pairs(big)} project; "
+        f"anchor: the project of {small_pairs(small)}; figure: {small_pairs(big)}; "
         f"goal p95 ratio <= {RATIO_GOAL}: {met} of {len(rows)} met; "
         f"load average {os.getloadavg()[0]:.1f}"
     )
@@ -234,7 +234,7 @@ def projects(args) -> list[Target]:
 
     built, made = [], False
     for n in (args.anchor_pairs, args.pairs):
-        found = scale_project.existing_project(n)
+        found = scale_project.existing_project(n, args.assigned)
         if found is None:
             found, made = scale_project.build_project(n_pairs=n, assigned=args.assigned), True
         built.append(found)

@@ -139,19 +139,19 @@ def _users():
     return made[0], made[1], made[2]
 
 
-def existing_project(n_pairs: int) -> ScaleProject | None:
-    """The project of ``n_pairs`` built by an earlier run in this database, if any."""
+def existing_project(n_pairs: int, assigned: int = 600) -> ScaleProject | None:
+    """The project of this shape built by an earlier run in this database, if any."""
     from annotator.models import Project
 
-    project = Project.objects.filter(name=project_name(n_pairs)).first()
+    project = Project.objects.filter(name=project_name(n_pairs, assigned)).first()
     if project is None:
         return None
     lead, a, b = _users()
     return ScaleProject(project.pk, n_pairs, lead.pk, (a.pk, b.pk))
 
 
-def project_name(n_pairs: int) -> str:
-    return f"scale {n_pairs} pairs"
+def project_name(n_pairs: int, assigned: int) -> str:
+    return f"scale {n_pairs} pairs, {assigned} assigned"
 
 
 def build_project(*, n_pairs: int, assigned: int, log=print) -> ScaleProject:
@@ -164,7 +164,7 @@ def build_project(*, n_pairs: int, assigned: int, log=print) -> ScaleProject:
     lead, a, b = _users()
     t0 = time.perf_counter()
     with transaction.atomic():
-        project = Project.objects.create(name=project_name(n_pairs), created_by=lead)
+        project = Project.objects.create(name=project_name(n_pairs, assigned), created_by=lead)
         for user, role in ((lead, "lead"), (a, "annotator"), (b, "annotator")):
             Membership.objects.create(project=project, user=user, role=role)
         subs = [Subcorpus.objects.create(project=project, name=s) for s in ("mtc", "news", "nov")]
