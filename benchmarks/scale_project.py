@@ -195,6 +195,10 @@ def build_project(*, n_pairs: int, assigned: int, log=print) -> ScaleProject:
                 ("gold revisions", GOLD_REVISIONS_SQL),
             ):
                 t = time.perf_counter()
+                if label == "assignments":  # statistics for the rows just written: without
+                    # them the planner joins a 300,000-pair annotation set to the seeds by a
+                    # scan of the seeds per pair
+                    cursor.execute("ANALYZE annotator_sentencepair, annotator_seedalignment")
                 cursor.execute(sql, params)
                 log(f"  {n_pairs:,}-pair project: {cursor.rowcount:,} {label} "
                     f"in {time.perf_counter() - t:.1f} s")  # fmt: skip
