@@ -128,6 +128,16 @@ DATABASES = {
         "OPTIONS": dict(SQLITE_OPTIONS),  # WAL, busy timeout, IMMEDIATE (gridalign/env.py)
     }
 }
+# PostgreSQL's JIT compiles a statement whose estimated cost passes jit_above_cost: against a
+# million-pair project the planner's estimates for a page's few-row queries (a correlated
+# subquery over the pairs, a join through them) pass it, and compiling took 1.4 s of a 1.5 s
+# queue query that runs in 10 ms (EXPLAIN ANALYZE; benchmarks/scale_pages.py). Off for every
+# connection of the app unless POSTGRES_JIT=true.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and not env_bool(
+    "POSTGRES_JIT", False
+):
+    _options = DATABASES["default"].setdefault("OPTIONS", {})
+    _options["options"] = f"{_options.get('options', '')} -c jit=off".strip()
 # The grid's reads and writes on every opening and save as server-side prepared statements on
 # PostgreSQL (annotator/common/compiled.py); off behind a pooler in transaction mode.
 GRIDALIGN_PREPARED_STATEMENTS = env_bool("GRIDALIGN_PREPARED_STATEMENTS", True)

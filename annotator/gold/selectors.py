@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
 
 from annotator.links import links_difference
 from annotator.models import (
@@ -149,12 +149,21 @@ def not_submitted(*, pair: SentencePair) -> list[dict[str, str]]:
             for a in rows]  # fmt: skip
 
 
-def pairs_to_adjudicate(*, project: Project) -> list[dict[str, Any]]:
-    """Non-trial pairs with two or more active assignments (doubly annotated, or an import's
-    annotators): how many of them are submitted, and the pair's gold."""
+def _doubly_annotated(project: Project) -> QuerySet[SentencePair]:
+    """Non-trial pairs with two or more active assignments, in corpus order, with the counts:
+    found from the project's assignments (the work given out), not by grouping every pair."""
+    doubly = (
+        Assignment.objects.filter(
+            pair__project=project, pair__is_trial=False, withdrawn_at__isnull=True
+        )
+        .values("pair_id")
+        .annotate(n=Count("id"))
+        .filter(n__gte=2)
+        .values("pair_id")
+    )
     active = Q(assignments__withdrawn_at__isnull=True)
-    rows = (
-        SentencePair.objects.filter(project=project, is_trial=False)
+    return (
+        SentencePair.objects.filter(pk__in=doubly)
         .annotate(
             annotators=Count("assignments", filter=active),
             submitted=Count(
@@ -162,15 +171,46 @@ def pairs_to_adjudicate(*, project: Project) -> list[dict[str, Any]]:
                 filter=active & Q(assignments__status=Assignment.Status.SUBMITTED),
             ),
         )
-        .filter(annotators__gte=2)
-        .select_related("subcorpus", "gold")
         .order_by("position", "id")
     )
-    return [
-        {"pair": p, "annotators": p.annotators, "submitted": p.submitted,
-         "gold": getattr(p, "gold", None)}
-        for p in rows
-    ]  # fmt: skip
+
+
+class AdjudicationRows:
+    """The pairs to adjudicate as a lazy sequence a Paginator counts and slices: a page reads
+    its own rows only."""
+
+    def __init__(self, pairs: QuerySet[SentencePair]) -> None:
+        self.pairs = pairs
+
+    def count(self) -> int:
+        return self.pairs.order_by().values("pk").count()
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]:
+        rows = self.pairs.select_related("subcorpus", "gold")[index]
+        return [
+            {"pair": p, "annotators": p.annotators, "submitted": p.submitted,
+             "gold": getattr(p, "gold", None)}
+            for p in rows
+        ]  # fmt: skip
+
+
+def pairs_to_adjudicate(*, project: Project) -> AdjudicationRows:
+    """Non-trial pairs with two or more active assignments (doubly annotated, or an import's
+    annotators): how many of them are submitted, and the pair's gold; in corpus order."""
+    return AdjudicationRows(_doubly_annotated(project))
+
+
+def next_to_adjudicate(*, project: Project, pair: SentencePair) -> int | None:
+    """The id of the pair after ``pair`` among the pairs to adjudicate (None: ``pair`` is the
+    last, or not among them)."""
+    pairs = _doubly_annotated(project).values_list("pk", flat=True)
+    if not pairs.filter(pk=pair.pk).exists():
+        return None
+    later = Q(position__gt=pair.position) | Q(position=pair.position, pk__gt=pair.pk)
+    return pairs.filter(later).first()
 
 
 def pending_review(*, pair: SentencePair) -> GoldReview | None:

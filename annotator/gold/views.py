@@ -39,10 +39,9 @@ def adjudicate_page(request: HttpRequest, project: Project, pair_id: int) -> Htt
 def _next_to_adjudicate(project: Project, pair: SentencePair) -> str:
     """The page after this pair for "Save and next": the next pair of the adjudication list
     (corpus order), else the list itself."""
-    ids = [row["pair"].pk for row in adjudication_selectors.pairs_to_adjudicate(project=project)]
-    later = ids[ids.index(pair.pk) + 1 :] if pair.pk in ids else []
-    if later:
-        return reverse("project-adjudicate", args=[project.pk, later[0]])
+    later = adjudication_selectors.next_to_adjudicate(project=project, pair=pair)
+    if later is not None:
+        return reverse("project-adjudicate", args=[project.pk, later])
     return reverse("project-adjudication-list", args=[project.pk])
 
 

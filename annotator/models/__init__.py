@@ -18,12 +18,13 @@ from annotator.models.projects import (
     AssignmentPlan,
     LinksModel,
     Membership,
+    PairTally,
     Project,
     SentencePair,
     Subcorpus,
 )
 from annotator.models.reports import AgreementReport
-from annotator.models.seeding import POSTERIOR_SCALE, AlignerRun, SeedAlignment
+from annotator.models.seeding import POSTERIOR_SCALE, AlignerRun, SeedAlignment, SeedTally
 
 __all__ = [
     "POSTERIOR_SCALE",
@@ -44,8 +45,10 @@ __all__ = [
     "LinksModel",
     "Membership",
     "PairMessage",
+    "PairTally",
     "Project",
     "SeedAlignment",
+    "SeedTally",
     "SentencePair",
     "Subcorpus",
 ]

@@ -276,3 +276,22 @@ class Assignment(models.Model):
     @property
     def is_started(self) -> bool:
         return self.status != self.Status.ASSIGNED
+
+
+class PairTally(models.Model):
+    """Counts of a project's pairs per subcorpus (all, trial, with a seed), kept by the
+    database as it writes pairs and seeds, so a page shows them without counting a million
+    pairs. On PostgreSQL, triggers append one row of *changes* per statement that inserts,
+    updates or deletes pairs or seeds (migration 0010): a project's counts are the sums of
+    its rows (``projects.selectors.projects.subcorpus_counts``). Appending, never updating,
+    keeps writers from waiting on each other. On SQLite the table stays empty and the pages
+    count the pairs themselves. Nothing else writes it."""
+
+    project_id = models.BigIntegerField()
+    subcorpus_id = models.BigIntegerField(null=True)
+    pairs = models.BigIntegerField(default=0)
+    trial = models.BigIntegerField(default=0)
+    seeded = models.BigIntegerField(default=0)
+
+    class Meta:
+        indexes = [models.Index(fields=["project_id"], name="pairtally_project")]

@@ -77,3 +77,15 @@ class SeedAlignment(LinksModel):
 
     def _pair(self) -> SentencePair:
         return self.pair
+
+
+class SeedTally(models.Model):
+    """The number of seeds of an aligner run, kept by PostgreSQL triggers as appended rows of
+    changes (one per statement that writes or deletes seeds; migration 0010): a run's count is
+    the sum of its rows, read without counting a million seeds. Empty on SQLite."""
+
+    aligner_run_id = models.BigIntegerField()
+    seeds = models.BigIntegerField(default=0)
+
+    class Meta:
+        indexes = [models.Index(fields=["aligner_run_id"], name="seedtally_run")]

@@ -3,7 +3,9 @@ aligner" (``use_gold: false``) or "Retrain with gold" (``true``) as a job (leads
 
 from __future__ import annotations
 
-from django.db.models import Count
+from django.db import connection
+from django.db.models import Count, OuterRef, Subquery, Sum
+from django.db.models.functions import Coalesce
 from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, viewsets
 
@@ -12,7 +14,7 @@ from annotator.common.filters import AlignerRunFilter
 from annotator.common.permissions import project_for_request
 from annotator.common.schema import ERRORS, ID_LOOKUP, read_schema
 from annotator.jobs.api import JOB_EXAMPLE, JobSerializer, job_accepted
-from annotator.models import AlignerRun
+from annotator.models import AlignerRun, SeedAlignment, SeedTally
 from annotator.seeding.services import start_seed_job
 
 
@@ -88,9 +90,18 @@ class AlignerRunViewSet(
         if getattr(self, "swagger_fake_view", False):
             return AlignerRun.objects.none()
         projects = access.visible_projects(user=self.request.user)
+        # Each run of the page reads its own count: on PostgreSQL the sum of its SeedTally
+        # rows (kept by triggers), else a correlated COUNT(*) on the seeds' index. Grouping
+        # the join read every seed of every listed run before the page kept one.
+        if connection.vendor == "postgresql":
+            seeds = SeedTally.objects.filter(aligner_run_id=OuterRef("pk")).values("aligner_run_id")
+            seeds = seeds.annotate(n=Sum("seeds")).values("n")
+        else:
+            seeds = SeedAlignment.objects.filter(aligner_run=OuterRef("pk")).values("aligner_run")
+            seeds = seeds.annotate(n=Count("*")).values("n")
         return (
             AlignerRun.objects.filter(project__in=projects, published=True)
-            .annotate(seed_count=Count("seeds"))
+            .annotate(seed_count=Coalesce(Subquery(seeds), 0))
             .order_by("-created_at", "-id")
         )
 

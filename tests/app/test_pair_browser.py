@@ -134,3 +134,28 @@ def test_annotators_cannot_restore_gold(client, annotator, corpus):
     url = f"/projects/{pair.project_id}/pairs/{pair.pk}/gold/restore/"
     assert client.post(url, {"version": "1"}).status_code == 403
     assert GoldAlignment.objects.get(pair=pair).version == 1
+
+
+def test_the_browser_pages_counts_up_to_its_cap_and_never_counts_a_search(
+    client, lead, project, monkeypatch
+):
+    from annotator.projects.selectors import pair_browser
+
+    monkeypatch.setattr(pair_browser, "PAGE_SIZE", 2)
+    monkeypatch.setattr(pair_browser, "COUNT_CAP", 5)
+    SentencePair.objects.bulk_create(
+        SentencePair(project=project, external_id=f"e{k}", position=k,
+                     source_tokens=["same", f"w{k}"], target_tokens=["x"])
+        for k in range(7)
+    )  # fmt: skip
+    client.force_login(lead)
+    url = f"/projects/{project.pk}/pairs/"
+    first = client.get(url)
+    assert ids(first) == ["e0", "e1"] and first.context["rows"].total is None
+    assert "More than 5 pairs" in first.content.decode()
+    last = client.get(url, {"page": "9"})  # past the counted pages: the last of them
+    assert last.context["rows"].number == 2 and ids(last) == ["e2", "e3"]
+    found = client.get(url, {"q": "w6"})
+    assert ids(found) == ["e6"] and not found.context["rows"].counted
+    few = client.get(url, {"q": "w1"})
+    assert few.context["rows"].total is None and not few.context["rows"].has_next

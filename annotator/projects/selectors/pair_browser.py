@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 
 from annotator.models import (
     Annotation,
@@ -45,13 +45,23 @@ def link_f1(a: list[list[Any]] | None, b: list[list[Any]] | None) -> float | Non
     return 2 * len(cells_a & cells_b) / (len(cells_a) + len(cells_b))
 
 
+# A page of the browser lists PAGE_SIZE pairs; the matches are counted up to COUNT_CAP (past
+# it the page says "more than"), and pages go as far as the counted matches: at a million pairs
+# neither the count nor a deep OFFSET walks the whole project (narrow the filters instead).
+PAGE_SIZE = 100
+COUNT_CAP = 10_000
+# Pairs read at a time while the agreement filter looks for its matches.
+AGREEMENT_CHUNK = PAGE_SIZE
+
+
 def _filtered(project: Project, f: PairFilters) -> QuerySet[SentencePair]:
-    qs = SentencePair.objects.filter(project=project).select_related("subcorpus")
+    """The matching pairs in project order (no row read yet)."""
+    qs = SentencePair.objects.filter(project=project)
     current = Q(assignments__withdrawn_at__isnull=True)
+    joined = False
     if f.q:
-        words = f.q.split()
         by_words = Q()
-        for word in words:
+        for word in f.q.split():
             by_words &= Q(source_tokens__icontains=word) | Q(target_tokens__icontains=word)
         qs = qs.filter(Q(external_id__icontains=f.q) | by_words)
     if f.subcorpus:
@@ -60,7 +70,7 @@ def _filtered(project: Project, f: PairFilters) -> QuerySet[SentencePair]:
         qs = qs.exclude(pk__in=Assignment.objects.filter(withdrawn_at__isnull=True)
                         .values("pair_id"))  # fmt: skip
     elif f.status in ("assigned", "in_progress", "submitted"):
-        qs = qs.filter(current, assignments__status=f.status)
+        qs, joined = qs.filter(current, assignments__status=f.status), True
     elif f.status == "gold":
         qs = qs.filter(gold__isnull=False)
     elif f.status == "no_gold":
@@ -69,40 +79,134 @@ def _filtered(project: Project, f: PairFilters) -> QuerySet[SentencePair]:
         flagged = Assignment.objects.filter(pair=OuterRef("pk"), withdrawn_at__isnull=True)
         qs = qs.filter(Exists(flagged.exclude(flag="")))
     elif f.flag:
-        qs = qs.filter(current, assignments__flag=f.flag)
+        qs, joined = qs.filter(current, assignments__flag=f.flag), True
     if f.annotator:
-        qs = qs.filter(current, assignments__annotator__username=f.annotator)
-    return qs.distinct().order_by("position", "id")
+        qs, joined = qs.filter(current, assignments__annotator__username=f.annotator), True
+    # DISTINCT only where a join to the assignments can repeat a pair
+    return (qs.distinct() if joined else qs).order_by("position", "id")
 
 
-def browse_pairs(*, project: Project, filters: PairFilters, limit: int = 2000) -> list[dict]:
-    """The pairs that match, in project order, each with its current assignments, whether it
-    has gold, and the agreement (link F1) of its first two submitted annotations."""
-    annotations = Prefetch(
+@dataclass
+class BrowsedPage:
+    """One page of the browser: its rows, its number (1-based), whether more follow, and the
+    number of matches (None: more than ``COUNT_CAP``, or not counted: a search or the agreement
+    filter, ``counted`` False)."""
+
+    rows: list[dict[str, Any]]
+    number: int
+    has_next: bool
+    total: int | None
+    counted: bool = True
+    per_page: int = PAGE_SIZE
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    @property
+    def has_other_pages(self) -> bool:
+        return self.has_next or self.has_previous
+
+    @property
+    def previous_page_number(self) -> int:
+        return self.number - 1
+
+    @property
+    def next_page_number(self) -> int:
+        return self.number + 1
+
+    @property
+    def num_pages(self) -> int | None:
+        return None if self.total is None else max(1, -(-self.total // self.per_page))
+
+
+def page_number(text: str | None) -> int:
+    """``?page=`` as a page of the browser: 1 for anything but a positive number, at most the
+    last page the counted matches reach."""
+    number = int(text) if text and text.isascii() and text.isdigit() else 1
+    return min(max(number, 1), COUNT_CAP // PAGE_SIZE)
+
+
+def browse_pairs(*, project: Project, filters: PairFilters, page: int = 1) -> BrowsedPage:
+    """Page ``page`` of the pairs that match, in project order, each with its current
+    assignments, whether it has gold, and the agreement (link F1) of its first two submitted
+    annotations. Reads one page of rows, whatever the project's size."""
+    qs = _filtered(project, filters)
+    if filters.max_agreement is not None:
+        return _browse_by_agreement(qs, project, filters.max_agreement, page)
+    start = (page - 1) * PAGE_SIZE
+    ids = list(qs.values_list("pk", flat=True)[start : start + PAGE_SIZE + 1])
+    rows = [_row(pair) for pair in _with_work(ids[:PAGE_SIZE])]
+    if filters.q:
+        # A search is not counted: words no index can find are looked for pair by pair, and
+        # the page stops at its hundredth match where a count would read the whole project.
+        return BrowsedPage(rows, page, len(ids) > PAGE_SIZE, None, counted=False)
+    counted = qs.order_by().values("pk")[: COUNT_CAP + 1].count()
+    total = counted if counted <= COUNT_CAP else None
+    return BrowsedPage(rows, page, len(ids) > PAGE_SIZE, total)
+
+
+def _with_work(ids: list[int]) -> list[SentencePair]:
+    """The pairs of ``ids`` in project order, with subcorpus, gold flag and current work."""
+    current = Prefetch(
         "assignments",
         queryset=Assignment.objects.filter(withdrawn_at__isnull=True)
         .select_related("annotator", "annotation")
         .order_by("slot", "id"),
         to_attr="current_assignments",
     )
-    pairs = _filtered(project, filters).prefetch_related(annotations)
-    gold_ids = set(GoldAlignment.objects.filter(pair__project=project).values_list("pair_id",
-                                                                                  flat=True))  # fmt: skip
-    rows = []
-    for pair in pairs[:limit]:
-        submitted = [
-            a.annotation.links
-            for a in pair.current_assignments
-            if a.status == Assignment.Status.SUBMITTED and hasattr(a, "annotation")
-        ]
-        agreement = link_f1(*submitted[:2]) if len(submitted) >= 2 else None
-        if filters.max_agreement is not None and (
-            agreement is None or agreement > filters.max_agreement
-        ):
-            continue
-        rows.append({"pair": pair, "assignments": pair.current_assignments,
-                     "gold": pair.pk in gold_ids, "agreement": agreement})  # fmt: skip
-    return rows
+    return list(
+        SentencePair.objects.filter(pk__in=ids)
+        .select_related("subcorpus")
+        .annotate(has_gold=Exists(GoldAlignment.objects.filter(pair=OuterRef("pk"))))
+        .prefetch_related(current)
+        .order_by("position", "id")
+    )
+
+
+def _row(pair: SentencePair) -> dict[str, Any]:
+    submitted = [
+        a.annotation.links
+        for a in pair.current_assignments
+        if a.status == Assignment.Status.SUBMITTED and hasattr(a, "annotation")
+    ]
+    agreement = link_f1(*submitted[:2]) if len(submitted) >= 2 else None
+    return {"pair": pair, "assignments": pair.current_assignments,
+            "gold": pair.has_gold, "agreement": agreement}  # fmt: skip
+
+
+def _browse_by_agreement(
+    qs: QuerySet[SentencePair], project: Project, at_most: float, page: int
+) -> BrowsedPage:
+    """The agreement filter: only pairs with two submitted annotations can match, so those are
+    read, AGREEMENT_CHUNK at a time in project order, until the page is full."""
+    doubly = (
+        Assignment.objects.filter(
+            pair__project=project, withdrawn_at__isnull=True,
+            status=Assignment.Status.SUBMITTED,
+        )
+        .values("pair_id").annotate(n=Count("id")).filter(n__gte=2).values("pair_id")
+    )  # fmt: skip
+    candidates = qs.filter(pk__in=doubly)
+    wanted, matches, start = page * PAGE_SIZE + 1, [], 0
+    while len(matches) < wanted:
+        ids = list(candidates.values_list("pk", flat=True)[start : start + AGREEMENT_CHUNK])
+        for pair in _with_work(ids):
+            row = _row(pair)
+            if row["agreement"] is not None and row["agreement"] <= at_most:
+                matches.append(row)
+        if len(ids) < AGREEMENT_CHUNK:
+            break
+        start += AGREEMENT_CHUNK
+    first = (page - 1) * PAGE_SIZE
+    return BrowsedPage(matches[first : first + PAGE_SIZE], page, len(matches) > first + PAGE_SIZE,
+                       None, counted=False)  # fmt: skip
 
 
 @dataclass

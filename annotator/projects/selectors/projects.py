@@ -7,7 +7,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, F, Q, QuerySet, Window
+from django.db import connection
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Sum, Window
 from django.db.models.functions import RowNumber
 
 from annotator.common.access import STAFF, project_role
@@ -16,6 +17,7 @@ from annotator.models import (
     GoldAlignment,
     GoldReview,
     Membership,
+    PairTally,
     Project,
     SeedAlignment,
     SentencePair,
@@ -100,33 +102,60 @@ def subcorpus_counts(*, project_ids: list[int]) -> dict[int, list[SubcorpusCount
         name = name or NO_SUBCORPUS
         return rows[project_id].setdefault(name, SubcorpusCounts(name=name))
 
-    for project_id, name in Subcorpus.objects.filter(project_id__in=project_ids).values_list(
-        "project_id", "name"
-    ):
+    names = {}
+    for sub_id, project_id, name in Subcorpus.objects.filter(
+        project_id__in=project_ids
+    ).values_list("id", "project_id", "name"):
+        names[sub_id] = name
         row(project_id, name)
-    for r in (
-        SentencePair.objects.filter(project_id__in=project_ids)
-        .values("project_id", "subcorpus__name")
-        .annotate(pairs=Count("id"), trial=Count("id", filter=Q(is_trial=True)))
-    ):
-        c = row(r["project_id"], r["subcorpus__name"])
-        c.pairs, c.trial = r["pairs"], r["trial"]
+    for r in _pair_counts(project_ids):
+        c = row(r["project_id"], names.get(r["subcorpus_id"]))
+        c.pairs, c.trial, c.seeded = int(r["pairs"]), int(r["trial"]), int(r["seeded"])
     for r in (
         GoldAlignment.objects.filter(pair__project_id__in=project_ids)
-        .values("pair__project_id", "pair__subcorpus__name")
-        .annotate(n=Count("id"))
+        .values("pair__project_id", "pair__subcorpus_id")
+        .annotate(n=Count("*"))
+        .order_by()
     ):
-        row(r["pair__project_id"], r["pair__subcorpus__name"]).gold = r["n"]
-    for r in (
-        SeedAlignment.objects.filter(pair__project_id__in=project_ids)
-        .values("pair__project_id", "pair__subcorpus__name")
-        .annotate(n=Count("pair_id", distinct=True))
-    ):
-        row(r["pair__project_id"], r["pair__subcorpus__name"]).seeded = r["n"]
+        row(r["pair__project_id"], names.get(r["pair__subcorpus_id"])).gold = r["n"]
     return {
         pid: sorted(by_name.values(), key=lambda c: (c.name == NO_SUBCORPUS, c.name))
         for pid, by_name in rows.items()
     }
+
+
+def _pair_counts(project_ids: list[int]) -> list[dict[str, Any]]:
+    """Per (project, subcorpus id): pairs, trial pairs and pairs with a seed. On PostgreSQL
+    the sums of the PairTally rows its triggers keep (a few rows a subcorpus, whatever the
+    project's size); on SQLite counted from the pairs."""
+    if connection.vendor == "postgresql":
+        return list(
+            PairTally.objects.filter(project_id__in=project_ids)
+            .values("project_id", "subcorpus_id")
+            .annotate(pairs=Sum("pairs"), trial=Sum("trial"), seeded=Sum("seeded"))
+            .filter(pairs__gt=0)
+            .order_by()
+        )
+    seeded = Exists(SeedAlignment.objects.filter(pair=OuterRef("pk")))
+    return list(
+        SentencePair.objects.filter(project_id__in=project_ids)
+        .values("project_id", "subcorpus_id")
+        .annotate(
+            pairs=Count("*"),
+            trial=Count("id", filter=Q(is_trial=True)),
+            seeded=Count("id", filter=Q(seeded)),
+        )
+        .order_by()
+    )
+
+
+def project_pair_total(*, project_id: int) -> int | None:
+    """The number of the project's pairs from the PairTally (PostgreSQL), else None (count
+    them)."""
+    if connection.vendor != "postgresql":
+        return None
+    found = PairTally.objects.filter(project_id=project_id).aggregate(n=Sum("pairs"))["n"]
+    return int(found or 0)
 
 
 def pair_data(pair: SentencePair) -> dict[str, Any]:

@@ -4,7 +4,6 @@ rule: annotators never see each other's work)."""
 from __future__ import annotations
 
 from django import forms
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
@@ -50,12 +49,13 @@ def pairs_page(request: HttpRequest, project: Project) -> HttpResponse:
     if form.is_valid():
         filters = pair_browser.PairFilters(**{k: v for k, v in form.cleaned_data.items()
                                               if v not in (None, "")})  # fmt: skip
-    rows = pair_browser.browse_pairs(project=project, filters=filters)
-    page = Paginator(rows, 100).get_page(request.GET.get("page"))
+    page = pair_browser.browse_pairs(
+        project=project, filters=filters, page=pair_browser.page_number(request.GET.get("page"))
+    )
     query = request.GET.copy()
     query.pop("page", None)
     context = {"project": project, "form": form, "rows": page, "query": query.urlencode(),
-               "total": len(rows)}  # fmt: skip
+               "total": page.total, "count_cap": pair_browser.COUNT_CAP}  # fmt: skip
     return render(request, "annotator/pair_browser.html", context)
 
 
