@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,11 @@ from alignment_core.aligner.vocab import FlatCorpus, Vocabulary, normalise_token
 RANGE_KEYS = 1_500_000
 _SHIFT = np.int64(32)
 _LOW = np.int64(0xFFFFFFFF)
+
+
+# np.load parses each header with ast.literal_eval, which CPython 3.11 cannot run in two
+# threads at once ("AST constructor recursion depth mismatch"): E-steps on threads load under it.
+LOAD_LOCK = threading.Lock()
 
 
 def chunk_path(root: Path, chunk: int, suffix: str = ".npz") -> Path:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from alignment_core.aligner.corpus_store import chunk_path, save_atomic
+from alignment_core.aligner.corpus_store import LOAD_LOCK, chunk_path, save_atomic
 from alignment_core.aligner.hmm import MM_ITERATIONS
 from alignment_core.aligner.table import DIRECTIONS, Direction
 from alignment_core.aligner.vocab import FlatCorpus
@@ -37,10 +37,10 @@ class ChunkData:
 
 
 def load_chunk(ws, chunk: int) -> ChunkData:
-    with np.load(chunk_path(ws.root, chunk)) as z:
+    with LOAD_LOCK, np.load(chunk_path(ws.root, chunk)) as z:
         corpus = FlatCorpus(z["src"], z["src_off"], z["tgt"], z["tgt_off"])
         cells, cell_off = z["cells"], z["cell_off"]
-    entries = np.load(chunk_path(ws.root, chunk, ".entries.npy"))
+        entries = np.load(chunk_path(ws.root, chunk, ".entries.npy"))
     lo, hi = ws.chunk_pairs(chunk)
     return ChunkData(corpus, cells, cell_off, entries, chunk_weights(ws, lo, hi))
 

@@ -48,7 +48,12 @@ import numpy as np
 from alignment_core.aligner import em_chunks
 from alignment_core.aligner._kernels import get_kernels
 from alignment_core.aligner.config import AlignerConfig
-from alignment_core.aligner.corpus_store import build_table, encode_chunks, save_atomic
+from alignment_core.aligner.corpus_store import (
+    LOAD_LOCK,
+    build_table,
+    encode_chunks,
+    save_atomic,
+)
 from alignment_core.aligner.hmm import initial_jump_weights
 from alignment_core.aligner.model import (
     AlignerModel,
@@ -299,7 +304,7 @@ class Workspace:
 
     @cached_property
     def _gold(self) -> dict[str, np.ndarray]:
-        with np.load(self.root / "gold.npz") as z:
+        with LOAD_LOCK, np.load(self.root / "gold.npz") as z:
             return {k: z[k] for k in z.files}
 
     @property
@@ -339,7 +344,7 @@ class Workspace:
     def _t(self, step: int, d_index: int) -> np.ndarray:
         """t of a direction before ``step`` (float32, read once per process and step)."""
         key = (step, d_index)
-        with self._lock:
+        with self._lock, LOAD_LOCK:
             if key not in self._t_cache:
                 self._t_cache = {}  # one table at a time: E-steps run direction by direction
                 self._t_cache[key] = np.load(self._params_path(step, f".{'fb'[d_index]}.npy"))
@@ -351,7 +356,7 @@ class Workspace:
             self._t_cache = {}
 
     def _jumps(self, step: int) -> list[np.ndarray]:
-        with np.load(self._params_path(step, ".npz")) as z:
+        with LOAD_LOCK, np.load(self._params_path(step, ".npz")) as z:
             return [z["jump_f"], z["jump_b"]]
 
     def _initial_params(self) -> None:
