@@ -126,3 +126,18 @@ def test_a_flagged_trial_pair_is_listed_under_its_own_subcorpus(project, work, c
     assert flagged[trial.external_id].trial
     page = client_for(lead).get(f"/projects/{project.pk}/progress/").content.decode()
     assert f'href="/projects/{project.pk}/pairs/{trial.pk}/"' in page  # every pair id links
+
+
+def test_the_times_shown_add_up_to_the_all_row(project, make_user, client_for, lead):
+    """6.4 s and 3.4 s are shown as 6 s and 3 s: "All" says 9 s, what the rows add up to."""
+    make_pairs(project, {"mtc": 2}, trial=0)
+    people = add_annotators(project, make_user, ["ann1", "ann2"])
+    pairs = project.pairs.order_by("position")
+    for pair, user, seconds in zip(pairs, people, (6.4, 3.4), strict=True):
+        save_work(Assignment.objects.create(pair=pair, annotator=user), [[0, 0, "S"]],
+                  seconds=seconds)  # fmt: skip
+    progress = project_progress(project=project)
+    assert [p.seconds for p in progress.by_annotator] == [6, 3]
+    assert progress.total.seconds == 9 == sum(s.seconds for s in progress.by_subcorpus)
+    page = client_for(lead).get(f"/projects/{project.pk}/progress/").content.decode()
+    assert ">9 s<" in page and ">10 s<" not in page

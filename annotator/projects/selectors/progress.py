@@ -124,7 +124,9 @@ def project_progress(*, project: Project) -> ProjectProgress:
         for row in targets(g["annotation__assignment__annotator__username"],
                            g["annotation__assignment__pair__is_trial"],
                            g["annotation__assignment__pair__subcorpus__name"]):  # fmt: skip
-            row.seconds += g["s"] or 0.0
+            # whole seconds per group before any sum: the rows shown (each in whole seconds)
+            # then add up to the "All" row, instead of 6 s + 3 s showing "All 10 s"
+            row.seconds += round(g["s"] or 0.0)
     for r in _recounted(project):
         for row in targets(r["annotator__username"], False, r["pair__subcorpus__name"]):
             row.edit_sum += r["rate"]
