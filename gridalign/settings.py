@@ -291,6 +291,9 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "processed_folder": str(_BROKER_DIR / "processed"),
         "control_folder": str(_BROKER_DIR / "control"),
         "store_processed": False,
+        # a worker looks for new messages every 0.2 s (kombu's default 1 s made every step of
+        # a chunked seeding's chain wait up to a second for its next task)
+        "polling_interval": 0.2,
     }
 # Jobs report through the Job table, so tasks store no result by default. The result backend
 # is for the chunked seeding's chords only (their E-step and align tasks store a small result,
@@ -304,6 +307,8 @@ if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
 else:
     _RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND") or f"file://{_RESULTS_DIR}"
+    # chord_unlock looks again every 0.2 s whether a chord's header is done (default 1 s a try)
+    CELERY_RESULT_CHORD_RETRY_INTERVAL = 0.2
 CELERY_RESULT_EXPIRES = env_int("CELERY_RESULT_EXPIRES", 24 * 3600, minimum=60)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = False  # a killed task must not loop; its job is failed instead

@@ -102,20 +102,8 @@ def members_page(request: HttpRequest, project: Project) -> HttpResponse:
                         email=new_form.cleaned_data["email"],
                     )
                     new_form = NewAnnotatorForm()
-            elif action == "reset":
-                user = get_object_or_404(User, pk=_int(request.POST.get("user")))
-                new_account = member_services.reset_password(
-                    project=project, user=user, by=request.user
-                )
-            elif action == "link":
-                user = get_object_or_404(User, pk=_int(request.POST.get("user")))
-                uid, token = member_services.reset_token(
-                    project=project, user=user, by=request.user
-                )
-                link = request.build_absolute_uri(
-                    reverse("password_reset_confirm", args=[uid, token])
-                )
-                reset_link = {"user": user, "url": link}
+            elif action in ("reset", "link"):
+                new_account, reset_link = _reset_access(request, project, action)
             elif action == "remove":
                 user = get_object_or_404(User, pk=_int(request.POST.get("user")))
                 withdrawn = member_services.remove_member(project=project, user=user)
@@ -146,6 +134,18 @@ def members_page(request: HttpRequest, project: Project) -> HttpResponse:
          "reset_days": settings.PASSWORD_RESET_TIMEOUT // 86400},
         status=status,
     )  # fmt: skip
+
+
+def _reset_access(request: HttpRequest, project: Project, action: str) -> tuple[Any, Any]:
+    """Members' "Reset password" (a new one-time password) or "Reset link" (a one-time link
+    where the member chooses one): (new account, reset link), one of them None; each shown
+    once, in this response only."""
+    user = get_object_or_404(User, pk=_int(request.POST.get("user")))
+    if action == "reset":
+        return member_services.reset_password(project=project, user=user, by=request.user), None
+    uid, token = member_services.reset_token(project=project, user=user, by=request.user)
+    link = request.build_absolute_uri(reverse("password_reset_confirm", args=[uid, token]))
+    return None, {"user": user, "url": link}
 
 
 def _work_counts(project: Project) -> dict[int, dict[str, int]]:
