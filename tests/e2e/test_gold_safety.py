@@ -18,6 +18,7 @@ from annotator.models import (
     Project,
     SentencePair,
 )
+from tests.browser import log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 PASSWORD = "gold-safety-123"
@@ -149,14 +150,7 @@ def test_gold_before_the_annotators_submit_or_with_no_links_asks_first_naming_wh
         user = django_user_model.objects.create_user(name, password=PASSWORD)
         Assignment.objects.create(pair=pair, annotator=user, slot=slot)  # 0 of 2 submitted
 
-    context = chromium_browser.new_context(viewport={"width": 1024, "height": 700})
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    page.goto(live_server.url + "/accounts/login/")
-    page.fill("input[name=username]", "nothinglead")
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+    page = log_in(chromium_browser, live_server.url, "nothinglead", PASSWORD, 1024, 700)
     page.goto(f"{live_server.url}/projects/{project.pk}/adjudicate/{pair.pk}/")
     expect(page.locator("#adj-counts")).to_contain_text("gold: 0 links")
     questions: list[str] = []
@@ -190,4 +184,4 @@ def test_gold_before_the_annotators_submit_or_with_no_links_asks_first_naming_wh
     page.click(save)
     expect(page.locator("#adj-status")).to_have_text("Saved as gold v1")
     assert GoldAlignment.objects.get(pair=pair).links == []
-    context.close()
+    page.context.close()

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from annotator.models import Assignment
 from annotator.reports.services import compute_report
+from tests.browser import log_in
 from tests.e2e.test_issue31_tables_fit import ARTIFACTS, SIZES, _log_in, demo  # noqa: F401
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -127,13 +128,7 @@ def test_a_19_by_6_pair_is_adjudicated_on_a_whole_grid_at_1024x700(
             pair=pair, annotator=user, slot=slot, status="submitted", submitted_at=timezone.now()
         )
         Annotation.objects.create(assignment=a, links=[[18, 5, "S"], [0, 0, "S"]], version=1)
-    context = chromium_browser.new_context(viewport={"width": 1024, "height": 700})
-    page = context.new_page()
-    page.goto(live_server.url + "/accounts/login/")
-    page.fill("input[name=username]", "lead")
-    page.fill("input[name=password]", "tall-pair-lead-1")
-    page.click("button[type=submit]")
-    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+    page = log_in(chromium_browser, live_server.url, "lead", "tall-pair-lead-1", 1024, 700)
     page.goto(f"{live_server.url}/projects/{project.pk}/adjudicate/{pair.pk}/")
     last = page.locator("[role=grid] td[data-i='18'][data-j='5']")
     last.scroll_into_view_if_needed()
@@ -144,4 +139,4 @@ def test_a_19_by_6_pair_is_adjudicated_on_a_whole_grid_at_1024x700(
     assert box["inner"] <= 1, "the grid scrolls inside its box though the window could hold it"
     cell = last.bounding_box()
     assert cell["y"] + cell["height"] <= box["bottom"] + 0.5
-    context.close()
+    page.context.close()
