@@ -15,7 +15,7 @@ from django.utils import timezone
 from annotator.models import Assignment
 from annotator.reports.services import compute_report
 from tests.browser import log_in
-from tests.e2e.test_issue31_tables_fit import ARTIFACTS, SIZES, _log_in, demo  # noqa: F401
+from tests.e2e.test_tables_fit_their_cards import ARTIFACTS, SIZES, _log_in, demo  # noqa: F401
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from annotator.models import Membership, Project
-from tests.e2e.test_issue31_tables_fit import ARTIFACTS
+from tests.e2e.test_tables_fit_their_cards import ARTIFACTS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -90,9 +90,11 @@ def test_the_work_lists_reassign_button_and_tables_stay_in_their_cards(
     context, page = _log_in(chromium_browser, live_server.url, width, height)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.goto(f"{live_server.url}/projects/{demo.pk}/progress/")
-    page.screenshot(path=str(ARTIFACTS / f"issue31-progress-{width}x{height}.png"), full_page=True)
+    page.screenshot(
+        path=str(ARTIFACTS / f"tables-fit-progress-{width}x{height}.png"), full_page=True
+    )
     page.evaluate("document.getElementById('work').scrollIntoView()")
-    page.screenshot(path=str(ARTIFACTS / f"issue31-worklist-{width}x{height}.png"))
+    page.screenshot(path=str(ARTIFACTS / f"tables-fit-worklist-{width}x{height}.png"))
     card = page.locator("#work").bounding_box()
     buttons = _visible_boxes(page, "#work .work-table td.actions button", "Reassign")
     assert len(buttons) == page.locator("#work .work-table tbody tr").count() >= 20
@@ -103,7 +105,7 @@ def test_the_work_lists_reassign_button_and_tables_stay_in_their_cards(
                        else page.locator(sel).locator("xpath=ancestor::section").bounding_box())  # fmt: skip
     page.goto(f"{live_server.url}/projects/{demo.pk}/disagreements/")
     page.screenshot(
-        path=str(ARTIFACTS / f"issue31-disagreements-{width}x{height}.png"), full_page=True
+        path=str(ARTIFACTS / f"tables-fit-disagreements-{width}x{height}.png"), full_page=True
     )
     table = page.locator("table.disagreements")
     section = table.locator("xpath=ancestor::section").bounding_box()
