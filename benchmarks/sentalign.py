@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/sentalign.py [--data DIR] [--only quality|speed|comparable]
         [--no-big] [--json FILE]
+    .venv/bin/python benchmarks/sentalign.py --only batch [--pairs N]
 
 * quality: strict and lax bead F1 (Vecalign's ``score.py`` definitions, ``sentalign.score``)
   on ``textberg-dev`` (German–French, 468 / 554 sentences, 422 gold beads), for the full
@@ -16,6 +17,11 @@
   (~5 MB a side; goal ≤ 45 s and ≤ 400 MB) and 160,000 sentences (~20 MB a side; goal
   ≤ 1 GB, in time linear in length): beyond the package, so their anchor is the
   10,000-sentence time of the same run scaled linearly (``--no-big`` skips them).
+* batch: seven document pairs cut from ``textberg-dev`` at gold bead boundaries (~70-90
+  sentences a side, like the seven test documents) aligned by ``sentalign`` in ONE call (two
+  directories matched by name; goal <= 2 s), beside the anchor of the same run: the seven
+  pairs in seven separate processes, as before (18 s in the held-out run). Wall and CPU time
+  (children's user + system) of each, their ratio, and whether both wrote the same beads.
 * upload: ``benchmarks/documents_scale.py`` measures the web process during an upload.
 * comparable: document pairs built from Edinburgh++'s MTC paraphrase pairs (20 pairs a
   document, targets shuffled, 20% of them dropped, 5 distractors from other documents added);
@@ -238,6 +244,82 @@ def _load() -> str:
     return " / ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def _cut_documents(folder: Path, root: Path, n: int) -> list[str]:
+    """``n`` document pairs from dev, cut at gold bead boundaries: ``root/src/docK.de`` and
+    ``root/tgt/docK.fr``; returns their names."""
+    src, tgt, gold = read_textberg(folder)
+    names = []
+    for d in range(n):
+        chunk = gold[d * len(gold) // n : (d + 1) * len(gold) // n]
+        s_ids = [i for a, _ in chunk for i in a]
+        t_ids = [j for _, b in chunk for j in b]
+        for side, ids, lines, lang in (("src", s_ids, src, "de"), ("tgt", t_ids, tgt, "fr")):
+            (root / side).mkdir(parents=True, exist_ok=True)
+            text = "".join(lines[i] + "\n" for i in range(min(ids), max(ids) + 1))
+            (root / side / f"doc{d}.{lang}").write_text(text, encoding="utf-8")
+        names.append(f"doc{d}")
+    return names
+
+
+def _timed(commands: list[list[str]]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system of the children) of the commands, one
+    after another."""
+    before = os.times()
+    t0 = time.perf_counter()
+    for cmd in commands:
+        subprocess.run(cmd, cwd=REPO, check=True, capture_output=True)
+    wall = time.perf_counter() - t0
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+    return wall, cpu
+
+
+def batch(folder: Path, n: int = 7, repeats: int = 3) -> dict:
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="sentalign-batch-") as tmp:
+        root = Path(tmp)
+        names = _cut_documents(folder, root, n)
+        base = [sys.executable, "-m", "alignment_core", "sentalign"]
+        one = [base + [str(root / "src"), str(root / "tgt"), "--out-dir", str(root / "one")]]
+        one[0] += ["--languages", "de:fr"]
+        many = [
+            base + [str(root / "src" / f"{x}.de"), str(root / "tgt" / f"{x}.fr")]
+            + ["--out", str(root / "many" / f"{x}.beads")]
+            for x in names
+        ]  # fmt: skip
+        (root / "many").mkdir()
+        runs = {"one call": [], f"{n} processes": []}
+        for _ in range(repeats):  # alternated, so both see the same load
+            runs["one call"].append(_timed(one))
+            runs[f"{n} processes"].append(_timed(many))
+        same = all(
+            (root / "one" / f"{x}.beads").read_bytes()
+            == (root / "many" / f"{x}.beads").read_bytes()
+            for x in names
+        )
+    print(f"Many pairs in one call: {n} document pairs cut from dev (load {_load()})")
+    print(f"  {'':<14} wall s (min / max of {repeats})   CPU s (min / max)")
+    for label, r in runs.items():
+        walls, cpus = [w for w, _ in r], [c for _, c in r]
+        print(
+            f"  {label:<14} {min(walls):6.2f} / {max(walls):6.2f}"
+            f"            {min(cpus):6.2f} / {max(cpus):6.2f}"
+        )
+    best = {label: min(w for w, _ in r) for label, r in runs.items()}
+    cpu = {label: min(c for _, c in r) for label, r in runs.items()}
+    one_s, many_s = best["one call"], best[f"{n} processes"]
+    ratio_cpu = cpu["one call"] / cpu[f"{n} processes"]
+    print(
+        f"  ratio one call / {n} processes: wall {one_s / many_s:.2f}, CPU {ratio_cpu:.2f};"
+        f" same beads: {'yes' if same else 'NO'}"
+    )
+    print(f"  goal one call <= 2 s: {'met' if one_s <= 2.0 else 'NOT met'}; load {_load()}")
+    return {"runs": runs, "same_beads": same, "load_after": _load()}
+
+
 def comparable(folder: Path, seed: int = 0) -> dict:
     from alignment_core.paraphrase.features import Resources
     from alignment_core.sentalign.comparable import match_comparable
@@ -283,7 +365,8 @@ def comparable(folder: Path, seed: int = 0) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data")
-    ap.add_argument("--only", choices=("quality", "speed", "comparable"))
+    ap.add_argument("--only", choices=("quality", "speed", "comparable", "batch"))
+    ap.add_argument("--pairs", type=int, default=7, help="batch: how many document pairs")
     ap.add_argument("--json")
     ap.add_argument("--no-big", action="store_true", help="skip the 40,000 / 160,000 sizes")
     args = ap.parse_args()
@@ -296,6 +379,7 @@ def main() -> int:
         ("quality", quality),
         ("speed", lambda f: speed(f, big=not args.no_big)),
         ("comparable", comparable),
+        ("batch", lambda f: batch(f, n=args.pairs)),
     ):
         if args.only in (None, name):
             results[name] = fn(folder)

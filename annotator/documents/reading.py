@@ -14,10 +14,11 @@ import re
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import BinaryIO
 
 from alignment_core.formats.msrp import tokenize  # the grid's tokens of running text
+from alignment_core.sentalign.pairing import PairingError, is_hidden, match_by_name
 from alignment_core.sentalign.split import (
     SplitError,
     html_sentences,
@@ -129,25 +130,12 @@ class ArchivePair:
     target: str
 
 
-def _stem_and_role(member: str, source_language: str, target_language: str):
-    """``x.de`` / ``x.fr`` (by the languages), ``x.src.html`` / ``x.tgt.html``, ``x.src.txt``."""
-    name = PurePosixPath(member).name
-    parts = name.split(".")
-    for k in range(len(parts) - 1, 0, -1):
-        tag = parts[k].lower()
-        stem = ".".join(parts[:k])
-        if tag in ("src", "source", source_language.lower()):
-            return stem, "source"
-        if tag in ("tgt", "target", target_language.lower()):
-            return stem, "target"
-    return name, None
-
-
 def list_archive(
     archive: ArchiveFile, *, filename: str, source_language: str, target_language: str
 ) -> list[ArchivePair]:
     """Document pairs in a zip (a path or a binary file), matched by file name from the
-    archive's directory alone: no member is read here (``read_member`` reads one when it is
+    archive's directory alone (``alignment_core.sentalign.pairing``, the rule ``sentalign``'s
+    directories follow too): no member is read here (``read_member`` reads one when it is
     needed). Every member must find its partner; one the archive declares bigger than a
     document may be is refused here too."""
     try:
@@ -157,33 +145,20 @@ def list_archive(
         raise DocumentError(f"{filename}: not a readable zip archive ({describe(exc)})") from None
     if len(members) > MAX_ARCHIVE_MEMBERS:
         raise DocumentError(f"{filename}: {len(members)} files, more than {MAX_ARCHIVE_MEMBERS}")
-    sides: dict[str, dict[str, str]] = {}
     for info in members:
-        if PurePosixPath(info.filename).name.startswith("."):
-            continue  # __MACOSX/._x, .DS_Store
-        stem, role = _stem_and_role(info.filename, source_language, target_language)
-        if role is None:
-            raise DocumentError(
-                f"{filename}: {info.filename} is neither a source nor a target (name files "
-                f"x.{source_language} / x.{target_language}, or x.src.html / x.tgt.html)"
-            )
-        if info.file_size > MAX_DOCUMENT_BYTES:
+        if info.file_size > MAX_DOCUMENT_BYTES and not is_hidden(info.filename):
             raise DocumentError(f"{filename}: {info.filename} is larger than a document may be")
-        folder = str(PurePosixPath(info.filename).parent)
-        key = stem if folder == "." else f"{folder}/{stem}"
-        if role in sides.setdefault(key, {}):
-            raise DocumentError(f"{filename}: two {role} files for {key}")
-        sides[key][role] = info.filename
-    unmatched = sorted(
-        f"{k} has no {'target' if 'source' in v else 'source'}"
-        for k, v in sides.items()
-        if len(v) != 2
-    )
-    if unmatched:
-        raise DocumentError(f"{filename}: unmatched files: {'; '.join(unmatched[:10])}")
-    if not sides:
+    try:
+        pairs = match_by_name(
+            ((m.filename, None) for m in members),
+            source_language=source_language,
+            target_language=target_language,
+        )
+    except PairingError as exc:
+        raise DocumentError(f"{filename}: {exc}") from None
+    if not pairs:
         raise DocumentError(f"{filename}: no documents in the archive")
-    return [ArchivePair(k, v["source"], v["target"]) for k, v in sorted(sides.items())]
+    return [ArchivePair(p.name, p.source, p.target) for p in pairs]
 
 
 def read_member(archive: ArchiveFile, member: str, *, filename: str, language: str) -> Upload:
