@@ -17,6 +17,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 
 from alignment_core.formats import FORMATS
+from annotator.common.plain_words import in_plain_words
 from annotator.corpora.services import uploads
 from annotator.corpora.services.importing import LOAD_MODES, TOKEN_MISMATCH_POLICIES
 from annotator.corpora.services.importing_checks import subcorpus_problem, username_problem
@@ -123,7 +124,7 @@ def import_page(request: HttpRequest, project: Project) -> HttpResponse:
                 project=project, user=request.user, files=files, options=data
             )
         except uploads.ImportRefused as exc:
-            form.add_error(None, str(exc))
+            form.add_error(None, in_plain_words(str(exc)))
         else:
             messages.success(request, f"{files['file'].name} uploaded; importing in job {job.pk}.")
             return redirect("project-import", project_id=project.pk)

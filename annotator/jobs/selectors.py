@@ -8,6 +8,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
+from annotator.common.plain_words import in_plain_words
 from annotator.jobs.registry import summary_for
 from annotator.jobs.results import can_see_result, visible_result
 from annotator.models import Job, Membership, Project
@@ -54,7 +55,7 @@ def failure_reason(*, job: Job) -> str | None:
     if job.status != Job.Status.FAILED:
         return None
     lines = (job.error or "").strip().splitlines()
-    return (lines[0] if lines else job.message)[:500]
+    return in_plain_words(lines[0] if lines else job.message)[:500]
 
 
 def result_summary(*, job: Job) -> str | None:
@@ -79,9 +80,11 @@ def job_state(*, job: Job, user: Any) -> dict[str, Any]:
         "status": job.status,
         "finished": job.is_finished,
         "progress": job.progress,
-        "message": job.message,
+        "message": in_plain_words(job.message),
         "reason": failure_reason(job=job),
-        "error": (job.error or None) if can_see_traceback(job=job, user=user) else None,
+        "error": in_plain_words(job.error or "") or None
+        if can_see_traceback(job=job, user=user)
+        else None,
         "result": visible_result(job=job, user=user),  # the blind rule (job_results.py)
         "summary": result_summary(job=job) if can_see_result(job=job, user=user) else None,
         "created_at": iso(job.created_at),

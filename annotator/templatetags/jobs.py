@@ -9,6 +9,7 @@ from typing import Any
 
 from django import template
 
+from annotator.common.plain_words import in_plain_words
 from annotator.jobs import selectors as job_selectors
 from annotator.jobs.results import can_see_result, visible_result
 from annotator.models import Job
@@ -21,8 +22,14 @@ def job_failure(job: Job, user: Any) -> str:
     if job.status != Job.Status.FAILED:
         return ""
     if job.error and job_selectors.can_see_traceback(job=job, user=user):
-        return job.error
+        return in_plain_words(job.error)
     return job_selectors.failure_reason(job=job) or ""
+
+
+@register.filter
+def plain_words(text: str) -> str:
+    """A job's message with the command-line options it names put as the pages name them."""
+    return in_plain_words(text or "")
 
 
 @register.simple_tag
