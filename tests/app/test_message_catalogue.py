@@ -20,6 +20,7 @@ the management commands' errors name the command's own flags, rightly.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from pathlib import Path
 
@@ -186,6 +187,16 @@ def test_every_page_speaks_to_a_person(demo_world):
     assert found == {}, "\n".join(f"{k}: {v}" for k, v in found.items())
 
 
+def _app_modules() -> list[Path]:
+    """The web app's code: not its migrations, nor its management commands (whose errors name
+    their own flags)."""
+    return [
+        path
+        for path in sorted((REPO_ROOT / "annotator").rglob("*.py"))
+        if not {"migrations", "management"} & set(path.parts)
+    ]
+
+
 def _message_calls(tree: ast.AST):
     """Calls that put words before a person on a page: ``messages.<level>(request, words)``,
     ``form.add_error(field, words)`` and ``forms.ValidationError(words)``."""
@@ -216,9 +227,7 @@ def _words(node: ast.AST):
 def test_every_message_and_form_error_speaks_to_a_person():
     found = []
     checked = 0
-    for path in sorted((REPO_ROOT / "annotator").rglob("*.py")):
-        if {"migrations", "management"} & set(path.parts):
-            continue
+    for path in _app_modules():
         for call in _message_calls(ast.parse(path.read_text(encoding="utf-8"))):
             for words in (w for arg in call.args for w in _words(arg)):
                 checked += 1
@@ -226,6 +235,48 @@ def test_every_message_and_form_error_speaks_to_a_person():
                     where = Path(path).relative_to(REPO_ROOT)
                     found.append(f"{where}:{call.lineno}: {bad} in {words!r}")
     assert checked > 30, f"only {checked} messages found: the reader lost them"
+    assert found == [], "\n".join(found)
+
+
+def _shown_errors(trees) -> set[str]:
+    """The exception classes a page shows the words of: ``except X as exc:`` whose body puts
+    ``str(exc)`` in a message or a form error. Python's own (ValueError...) are left out: they
+    are raised for programmers too, and their page-bound raises are read where they are shown
+    (export options, token names) by the page walk."""
+    shown: set[str] = set()
+    for tree in trees:
+        for handler in (n for n in ast.walk(tree) if isinstance(n, ast.ExceptHandler)):
+            said = any(
+                isinstance(arg, ast.Call) and getattr(arg.func, "id", "") == "str"
+                for call in _message_calls(handler) for arg in call.args
+            )  # fmt: skip
+            kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+            for kind in kinds if said else []:
+                name = kind.attr if isinstance(kind, ast.Attribute) else getattr(kind, "id", "")
+                if name and name not in dir(builtins):
+                    shown.add(name)
+    return shown
+
+
+def test_every_error_a_page_shows_speaks_to_a_person():
+    """The services' refusals a page passes on whole (a member that cannot be removed, a pair
+    that cannot be reassigned, a document that cannot be read...), read where they are raised."""
+    trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in _app_modules()}
+    shown = _shown_errors(trees.values())
+    assert {"MemberError", "DocumentError", "ProjectError"} <= shown
+    found, checked = [], 0
+    for path, tree in trees.items():
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)):
+                continue
+            f = node.exc.func
+            if (f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")) not in shown:
+                continue
+            for words in (w for arg in node.exc.args for w in _words(arg)):
+                checked += 1
+                if bad := offending(words):
+                    found.append(f"{path.relative_to(REPO_ROOT)}:{node.lineno}: {bad} {words!r}")
+    assert checked > 20, f"only {checked} refusals found"
     assert found == [], "\n".join(found)
 
 
