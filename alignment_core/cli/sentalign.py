@@ -17,7 +17,8 @@ Many pairs in one call (the start-up, most of a small pair's time, is paid once)
 * two directories: their files are matched by name as the zip upload matches them
   (``alignment_core.sentalign.pairing``): ``x.de`` / ``x.fr`` (the languages of
   ``--languages``, else of ``--split``), ``x.src.html`` / ``x.tgt.html``, or the same name in
-  both (``doc1.txt``); subfolders count. A file without a partner stops the call before any
+  both (``doc1.txt``); subfolders count. The same directory twice is one folder of both
+  sides, as in a zip, where the names alone tell the sides. A file without a partner stops the call before any
   work. Each pair's beads go to ``DIR/NAME.beads`` (NAME: the pair's name, ``x`` or ``a/x``).
 * ``--list PAIRS``: one pair a line, ``SRC<TAB>TGT`` or ``SRC<TAB>TGT<TAB>OUT`` (paths as on
   the command line, relative to the current directory; blank lines and ``#`` lines skipped);
@@ -220,11 +221,14 @@ def _directories(args: argparse.Namespace) -> list[Job | str]:
     if args.out or not args.out_dir:
         raise Usage("two directories take --out-dir DIR (one bead file per pair), not --out")
     src_lang, tgt_lang = _languages(args.languages or args.split)
-    files = [(p, SOURCE, args.src) for p in _files_under(args.src)]
-    files += [(p, TARGET, args.tgt) for p in _files_under(args.tgt)]
+    if Path(args.src).resolve() == Path(args.tgt).resolve():  # one folder: names tell, as in a zip
+        files = [(p, None) for p in _files_under(args.src)]
+    else:
+        files = [(p, SOURCE) for p in _files_under(args.src)]
+        files += [(p, TARGET) for p in _files_under(args.tgt)]
     try:
         pairs = match_by_name(
-            ((p, side) for p, side, _ in files),
+            files,
             source_language=src_lang or "",
             target_language=tgt_lang or "",
         )

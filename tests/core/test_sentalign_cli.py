@@ -177,6 +177,20 @@ def test_two_directories_are_matched_by_name_and_a_bad_pair_fails_alone(tmp_path
     assert not (out / "broken.beads").exists()
 
 
+def test_one_folder_of_both_sides_is_matched_as_a_zip_is(tmp_path, capsys):
+    folder, out = tmp_path / "docs", tmp_path / "beads"
+    _write(folder / "alps.de", DE)
+    _write(folder / "alps.fr", FR)
+    _write(folder / "hut.src.txt", DE)
+    _write(folder / "hut.tgt.txt", FR)
+    argv = [str(folder), str(folder), "--out-dir", str(out), "--languages", "de:fr"]
+    assert main(["sentalign", *argv]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["alps.beads", "hut.beads"]
+    _write(folder / "notes.txt", ["a"])
+    assert main(["sentalign", *argv]) == 1
+    assert "notes.txt is neither a source nor a target" in capsys.readouterr().err
+
+
 def test_directories_that_do_not_pair_up_stop_before_any_work(tmp_path, capsys):
     src, tgt, out = tmp_path / "de", tmp_path / "fr", tmp_path / "beads"
     _write(src / "a.de", DE)
