@@ -31,12 +31,14 @@ class LanguageAbbreviations(NamedTuple):
 
 
 _TITLES = ("Dr.", "Prof.", "St.")
+# units written with a period: inside a sentence before a lowercase word, else its end
+_UNITS = ("m.", "km.", "cm.", "mm.", "kg.")
 
 ABBREVIATIONS: dict[str, LanguageAbbreviations] = {
     "en": LanguageAbbreviations(
         inner=(*_TITLES, "e.g.", "i.e.", "cf.", "vs.", "Mr.", "Mrs.", "Ms.", "Mt.", "approx."),
         before_number=("No.", "p.", "pp.", "vol.", "ch.", "fig.", "ca.", "c."),
-        may_end=("etc.", "al.", "Jr.", "Inc.", "Ltd."),
+        may_end=(*_UNITS, "etc.", "al.", "Jr.", "Inc.", "Ltd."),
         months=(
             "January",
             "February",
@@ -75,7 +77,7 @@ ABBREVIATIONS: dict[str, LanguageAbbreviations] = {
             "Mrd.",
         ),
         before_number=("Nr.", "S.", "Abb.", "Bd.", "Kap.", "Tab.", "Jh.", "Jhdt."),
-        may_end=("etc.", "usw.", "u. ä.", "u. s. w.", "m.", "km.", "Std."),
+        may_end=(*_UNITS, "etc.", "usw.", "u. ä.", "u. s. w.", "Std."),
         months=(
             "Januar",
             "Jänner",
@@ -128,7 +130,7 @@ ABBREVIATIONS: dict[str, LanguageAbbreviations] = {
             "Mgr.",
         ),
         before_number=("p.", "n°.", "no.", "vol.", "chap.", "fig.", "art.", "t."),
-        may_end=("etc.", "av. J.-C.", "apr. J.-C."),
+        may_end=(*_UNITS, "etc.", "av. J.-C.", "apr. J.-C."),
         months=(
             "janvier",
             "février",
@@ -147,7 +149,7 @@ ABBREVIATIONS: dict[str, LanguageAbbreviations] = {
     "it": LanguageAbbreviations(
         inner=(*_TITLES, "p. es.", "ad es.", "dott.", "prof.", "sig.", "sig.ra", "ca.", "cfr."),
         before_number=("pag.", "p.", "n.", "vol.", "cap.", "fig.", "art."),
-        may_end=("ecc.", "etc."),
+        may_end=(*_UNITS, "ecc.", "etc."),
         months=(
             "gennaio",
             "febbraio",
@@ -166,7 +168,10 @@ ABBREVIATIONS: dict[str, LanguageAbbreviations] = {
     "es": LanguageAbbreviations(
         inner=(*_TITLES, "p. ej.", "Sr.", "Sra.", "Srta.", "Dra.", "aprox.", "ca.", "cf."),
         before_number=("pág.", "p.", "núm.", "n.", "vol.", "cap.", "art."),
-        may_end=("etc.",),
+        may_end=(
+            *_UNITS,
+            "etc.",
+        ),
         months=(
             "enero",
             "febrero",
@@ -185,7 +190,7 @@ ABBREVIATIONS: dict[str, LanguageAbbreviations] = {
     "nl": LanguageAbbreviations(
         inner=(*_TITLES, "bijv.", "d.w.z.", "o.a.", "m.a.w.", "ca.", "dhr.", "mevr.", "vgl."),
         before_number=("nr.", "blz.", "p.", "art."),
-        may_end=("enz.", "etc."),
+        may_end=(*_UNITS, "enz.", "etc."),
         months=(
             "januari",
             "februari",
@@ -204,7 +209,7 @@ ABBREVIATIONS: dict[str, LanguageAbbreviations] = {
     "da": LanguageAbbreviations(
         inner=(*_TITLES, "f.eks.", "bl.a.", "dvs.", "ca.", "hr.", "fru.", "jf."),
         before_number=("nr.", "s.", "kap."),
-        may_end=("osv.", "etc."),
+        may_end=(*_UNITS, "osv.", "etc."),
         months=(
             "januar",
             "februar",
@@ -223,12 +228,12 @@ ABBREVIATIONS: dict[str, LanguageAbbreviations] = {
     "pl": LanguageAbbreviations(
         inner=(*_TITLES, "np.", "tzn.", "tj.", "m.in.", "ok.", "ul.", "prof.", "dr."),
         before_number=("nr.", "s.", "str.", "t."),
-        may_end=("itd.", "itp.", "etc.", "r."),
+        may_end=(*_UNITS, "itd.", "itp.", "etc.", "r."),
     ),
     "sk": LanguageAbbreviations(
         inner=(*_TITLES, "napr.", "t. j.", "resp.", "cca.", "tzv.", "doc.", "prof."),
         before_number=("č.", "s.", "str."),
-        may_end=("atď.", "a pod.", "etc."),
+        may_end=(*_UNITS, "atď.", "a pod.", "etc."),
     ),
     "ru": LanguageAbbreviations(
         inner=("т. е.", "т. к.", "напр.", "см.", "ок.", "им.", "г-н.", "проф."),

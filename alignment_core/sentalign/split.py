@@ -84,9 +84,10 @@ def lines_as_sentences(text: str) -> list[str]:
 def split_text(text: str, lang: str) -> list[str]:
     """Sentences of raw text: each paragraph (a run of non-empty lines) is split by pysbd's
     rules for ``lang`` (ISO 639-1, see ``languages()``), never at the periods of our own
-    abbreviations, initials, numbers and ordinals (``abbreviations``; a paragraph's end
-    always ends its sentence). Whitespace inside a sentence is collapsed; empty sentences
-    are dropped."""
+    abbreviations, initials, numbers and ordinals (``abbreviations``), and always after an
+    abbreviation that can end a sentence (``etc.``, ``usw.``, ``m.``) when a capital follows
+    (pysbd keeps ``8125 m. Er kehrte`` together); a paragraph's end always ends its
+    sentence. Whitespace inside a sentence is collapsed; empty sentences are dropped."""
     segmenter = _segmenter(lang)
     protect = _protector(lang)
     out: list[str] = []
@@ -94,10 +95,12 @@ def split_text(text: str, lang: str) -> list[str]:
         para = _SPACE.sub(" ", para).strip()
         if not para:
             continue
-        for sent in segmenter.segment(protect(para)):
-            sent = _SPACE.sub(" ", sent.replace(_HELD, ".")).strip()
-            if sent:
-                out.append(sent)
+        held, cuts = protect(para)
+        for lo, hi in zip([0, *cuts], [*cuts, len(held)], strict=True):
+            for sent in segmenter.segment(held[lo:hi]):
+                sent = _SPACE.sub(" ", sent.replace(_HELD, ".")).strip()
+                if sent:
+                    out.append(sent)
     return out
 
 
@@ -117,16 +120,17 @@ def _next_char(text: str, pos: int) -> str:
     return rest[:1]
 
 
-def _abbreviation_pattern(abbrevs) -> re.Pattern | None:
-    """One regex for a list of abbreviations: spaces after inner periods optional, the first
-    letter in either case, not inside a longer word."""
+def _abbreviation_pattern(abbrevs, *, capitalised: bool = True) -> re.Pattern | None:
+    """One regex for a list of abbreviations: spaces after inner periods optional, a
+    lowercase first letter also capitalised (``capitalised``: ``Vgl.`` starting a sentence),
+    not inside a longer word."""
     alts = []
     for abbr in sorted(set(abbrevs), key=len, reverse=True):
         compact = abbr.replace(" ", "")
         parts = []
         for k, ch in enumerate(compact):
-            if k == 0 and ch.isalpha():
-                parts.append(f"[{re.escape(ch.lower())}{re.escape(ch.upper())}]")
+            if k == 0 and ch.islower() and capitalised:  # at a sentence start (never lowered:
+                parts.append(f"[{ch}{ch.upper()}]")  # French "M." is not the unit "m.")
             else:
                 parts.append(re.escape(ch))
             if ch == "." and k < len(compact) - 1:
@@ -140,13 +144,14 @@ def _abbreviation_pattern(abbrevs) -> re.Pattern | None:
 
 @lru_cache(maxsize=64)
 def _protector(lang: str):
-    """``text -> text`` with the periods that end no sentence in ``lang`` held."""
+    """``text -> (text, cuts)``: the periods that end no sentence in ``lang`` held, and the
+    offsets after a sentence-ending abbreviation followed by a capital (where it ends)."""
     from alignment_core.sentalign.abbreviations import for_language
 
     ab = for_language(lang)
     inner = _abbreviation_pattern(ab.inner)
     before_number = _abbreviation_pattern(ab.before_number)
-    may_end = _abbreviation_pattern(ab.may_end)
+    may_end = _abbreviation_pattern(ab.may_end, capitalised=False)
     months = {m.lower() for m in ab.months}
     after = {w.lower() for w in ab.ordinal_after}
     ordinal = re.compile(r"(?<![\w.])(?:(\w+)\s+)?(\d{1,3})\.(?=\s+(\w+))")
@@ -173,10 +178,12 @@ def _protector(lang: str):
             text = before_number.sub(
                 lambda m: _hold(m) if _next_char(text, m.end()).isdigit() else m.group(0), text
             )
+        cuts = []
         if may_end:
+            cuts = [m.end() for m in may_end.finditer(text) if _next_char(text, m.end()).isupper()]
             text = may_end.sub(lambda m: _hold(m) if in_sentence(text, m) else m.group(0), text)
         text = ordinal.sub(ordinal_sub, text)
-        return initial.sub(initial_sub, text)
+        return initial.sub(initial_sub, text), cuts
 
     return protect
 

@@ -123,6 +123,9 @@ def test_abbreviations_numbers_and_initials_end_no_sentence(lang, text, first):
         ("en", "We saw goats, deer, etc. Then we left."),
         ("en", "She met J. R. R. Tolkien.\n\nThen we left."),
         ("it", "Abbiamo visto camosci, ecc.\n\nPoi siamo tornati."),
+        ("de", "Er stieg auf 8125 m. Dann kehrte er um."),
+        ("fr", "Il monta jusqu'à 8125 m. Il revint le soir."),
+        ("en", "The company is Acme Inc. They make rockets."),
     ],
 )
 def test_a_sentence_ending_in_an_abbreviation_still_ends(lang, text):
