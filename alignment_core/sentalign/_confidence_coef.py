@@ -5,20 +5,21 @@ Text+Berg dev (1264 beads of 5 regions' documents; L2 1.0).
 """
 
 PAIRED_COEF = (
-    -1.6631,  # bias
-    0.43701,  # cost
-    -2.14968,  # cos
-    2.04784,  # margin
-    -0.633308,  # length
-    1.65454,  # one_one
-    -0.974305,  # big
-    -2.43886,  # beside_null
-    -0.769914,  # neighbours
-    0.706134,  # chars
-    1.77116,  # weakest
-    -0.364434,  # open_end
-    -0.887908,  # open_start
-    -0.675104,  # neighbour_cost
+    -2.04541,  # bias
+    0.737986,  # cost
+    -1.62015,  # cos
+    2.11681,  # margin
+    -0.798329,  # length
+    1.96585,  # one_one
+    -1.1325,  # big
+    -2.09688,  # beside_null
+    -1.34077,  # neighbours
+    0.530644,  # chars
+    0.769642,  # weakest
+    -0.434434,  # open_end
+    -0.942558,  # open_start
+    -0.719105,  # neighbour_cost
+    1.61695,  # first_pass
 )
 NULL_COEF = (
     0.298022,  # bias

@@ -118,10 +118,10 @@ def align_parallel(
 
 
 def _align_plain(src, tgt, cfg: ParallelConfig, plain) -> list[Bead]:
-    raw, ev, model = _raw_beads(src, tgt, cfg, plain)
+    raw, ev, model, first = _raw_beads(src, tgt, cfg, plain)
     if cfg.mode == "gale-church":
         return [Bead(b.src, b.tgt, _cost_confidence(b, model, cfg)) for b in raw]
-    probs = confidence.confidences(raw, ev, model, get_kernels(plain), (src, tgt))
+    probs = confidence.confidences(raw, ev, model, get_kernels(plain), (src, tgt), first)
     return [Bead(b.src, b.tgt, p) for b, p in zip(raw, probs, strict=True)]
 
 
@@ -141,8 +141,10 @@ class BeadEvidence:
 def bead_evidence(src, tgt, config: ParallelConfig | None = None, plain=None) -> BeadEvidence:
     """The full aligner's beads of two documents (no block anchors) with their features."""
     cfg = config or ParallelConfig()
-    raw, ev, model = _raw_beads(src, tgt, cfg, plain)
-    paired, null, is_paired = confidence.features(raw, ev, model, get_kernels(plain), (src, tgt))
+    raw, ev, model, first = _raw_beads(src, tgt, cfg, plain)
+    paired, null, is_paired = confidence.features(
+        raw, ev, model, get_kernels(plain), (src, tgt), first
+    )
     best = confidence.null_partner_cosines(raw, ev)
     old = [
         _cost_confidence(b, model, cfg) if b.src and b.tgt else 1.0 - float(best[k])
@@ -151,7 +153,9 @@ def bead_evidence(src, tgt, config: ParallelConfig | None = None, plain=None) ->
     return BeadEvidence(raw, paired, null, is_paired, old)
 
 
-def _raw_beads(src, tgt, cfg: ParallelConfig, plain) -> tuple[list[RawBead], Evidence, CostModel]:
+def _raw_beads(src, tgt, cfg: ParallelConfig, plain):
+    """``(beads, evidence, cost model, first path)``: the final pass's beads and what they
+    were computed from, and the first pass's path (DP cells, an ``(k, 2)`` array)."""
     n, m = len(src), len(tgt)
     src_len = np.array([max(len(s), 1) for s in src], dtype=np.float64)
     tgt_len = np.array([max(len(t), 1) for t in tgt], dtype=np.float64)
@@ -174,7 +178,8 @@ def _raw_beads(src, tgt, cfg: ParallelConfig, plain) -> tuple[list[RawBead], Evi
             w_null_len=1.0,
         )
         ev = Evidence(src_len, tgt_len, _empty_csr(n), _empty_csr(m))
-        return _run_widening(ev, model, row_lo, width, plain), ev, model
+        beads = _run_widening(ev, model, row_lo, width, plain)
+        return beads, ev, model, np.array(_path(beads), dtype=np.int64)
     model = CostModel(
         types=cfg.types,
         type_pen=cfg.type_pen,
@@ -188,12 +193,13 @@ def _raw_beads(src, tgt, cfg: ParallelConfig, plain) -> tuple[list[RawBead], Evi
     src_vec, tgt_vec = vectorise(src, tgt, cfg.lexical)
     ev = Evidence(src_len, tgt_len, src_vec, tgt_vec)
     beads = _run_widening(ev, model, row_lo, width, plain)
+    first = np.array(_path(beads), dtype=np.int64)
     lexical_ev = ev
     for _ in range(cfg.ibm1_passes if cfg.second_pass else 0):
         ev = _with_ibm1(src, tgt, lexical_ev, beads, model, cfg)
         row_lo2, width2 = path_band(_path(beads), n, m, cfg.radius)
         beads, _ = _run_dp(ev, model, row_lo2, width2, plain=plain)
-    return beads, ev, model
+    return beads, ev, model, first
 
 
 def _run_widening(ev: Evidence, model: CostModel, row_lo, width: int, plain) -> list[RawBead]:

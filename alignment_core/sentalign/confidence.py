@@ -22,7 +22,9 @@ Paired bead features:
 * ``open_end`` / ``open_start``: how many of its two sides end without a sentence end
   (``.``, ``!``, ``?``, ``…``, a closing quote) / start with a lowercase letter (a sentence
   cut by the splitter or by OCR often belongs to a bigger bead);
-* ``neighbour_cost``: the higher ``cost`` of the paired beads just before and after it.
+* ``neighbour_cost``: the higher ``cost`` of the paired beads just before and after it;
+* ``first_pass``: the first pass (before IBM1) drew the same bead: two alignments that agree
+  are more often right (without a second pass, always 1).
 
 The null bead feature is ``best``, the best cosine of its sentence with the other side's
 sentences near where the path passes it (a likely partner beside it: probably wrong). Text+Berg
@@ -44,7 +46,7 @@ from alignment_core.sentalign.dp import CostModel, Evidence, RawBead
 
 PAIRED_FEATURES = (
     "bias", "cost", "cos", "margin", "length", "one_one", "big", "beside_null", "neighbours",
-    "chars", "weakest", "open_end", "open_start", "neighbour_cost",
+    "chars", "weakest", "open_end", "open_start", "neighbour_cost", "first_pass",
 )  # fmt: skip
 NULL_FEATURES = ("bias", "best")
 
@@ -59,19 +61,17 @@ def probabilities(x: np.ndarray, coef: Sequence[float]) -> np.ndarray:
     return expit(x @ np.asarray(coef, dtype=np.float64))
 
 
-def confidences(
-    beads: list[RawBead], ev: Evidence, model: CostModel, kernels, texts
-) -> list[float]:
+def confidences(beads: list[RawBead], ev, model, kernels, texts, first_path) -> list[float]:
     """Each bead's calibrated probability of being right, in order (``texts``: the source
-    and target sentences)."""
-    paired, null, is_paired = features(beads, ev, model, kernels, texts)
+    and target sentences; ``first_path``: the first pass's DP cells, ``(k, 2)``)."""
+    paired, null, is_paired = features(beads, ev, model, kernels, texts, first_path)
     out = np.empty(len(beads))
     out[is_paired] = probabilities(paired, PAIRED_COEF)
     out[~is_paired] = probabilities(null, NULL_COEF)
     return out.tolist()
 
 
-def features(beads: list[RawBead], ev: Evidence, model: CostModel, kernels, texts):
+def features(beads: list[RawBead], ev: Evidence, model: CostModel, kernels, texts, first_path):
     """``(paired rows, null rows, is_paired mask)``: the feature matrices (columns as in
     ``PAIRED_FEATURES`` / ``NULL_FEATURES``) of the paired and null beads, in bead order."""
     spans = np.array(
@@ -95,9 +95,22 @@ def features(beads: list[RawBead], ev: Evidence, model: CostModel, kernels, text
         _shift_fill(np.where(is_paired, per_sentence, np.nan), forward=False),
     )
     neighbour_cost = np.where(np.isnan(neighbour_cost), per_sentence, neighbour_cost)
-    paired = np.column_stack([cols, weakest, *opens, neighbour_cost])[is_paired]
+    agrees = _in_path(first_path, s0, a, t0, b, len(ev.tgt_len))
+    paired = np.column_stack([cols, weakest, *opens, neighbour_cost, agrees])[is_paired]
     null = _null_rows(beads, is_paired, ev)
     return paired, null, is_paired
+
+
+def _in_path(path: np.ndarray, s0, a, t0, b, m: int) -> np.ndarray:
+    """Per bead: whether ``path`` (DP cells in order) has the same bead, i.e. the bead's end
+    cell right after its start cell. Cells coded ``i · (m + 1) + j`` increase along a path."""
+    codes = path[:, 0] * (m + 1) + path[:, 1]
+    start = s0 * (m + 1) + t0
+    end = (s0 + a) * (m + 1) + t0 + b
+    k = np.searchsorted(codes, end)
+    found = (k < len(codes)) & (codes[np.minimum(k, len(codes) - 1)] == end) & (k > 0)
+    before = codes[np.clip(k - 1, 0, len(codes) - 1)]
+    return (found & (before == start)).astype(np.float64)
 
 
 def _starts(counts: np.ndarray) -> np.ndarray:

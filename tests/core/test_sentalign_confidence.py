@@ -33,8 +33,8 @@ def _cos(x: dict, y: dict) -> float:
 
 @pytest.mark.parametrize("plain", [False, True])
 def test_cosine_features_match_a_direct_computation(plain):
-    raw, ev, model = _raw_beads(DE, FR, ParallelConfig(), plain)
-    paired, null, is_paired = conf.features(raw, ev, model, get_kernels(plain), (DE, FR))
+    raw, ev, model, first = _raw_beads(DE, FR, ParallelConfig(), plain)
+    paired, null, is_paired = conf.features(raw, ev, model, get_kernels(plain), (DE, FR), first)
     col = {name: k for k, name in enumerate(conf.PAIRED_FEATURES)}
     beads = [b for b in raw if b.src and b.tgt]
     assert len(paired) == len(beads) == int(is_paired.sum())
@@ -58,6 +58,23 @@ def test_cosine_features_match_a_direct_computation(plain):
         ]
         assert row[col["margin"]] == pytest.approx(row[col["cos"]] - max(outside), abs=1e-9)
         assert row[col["one_one"]] == (len(b.src) == 1 and len(b.tgt) == 1)
+
+
+def test_first_pass_agreement_is_read_from_the_first_path():
+    raw, ev, model, _ = _raw_beads(DE, FR, ParallelConfig(), None)
+    paired_beads = [b for b in raw if b.src and b.tgt]
+    col = conf.PAIRED_FEATURES.index("first_pass")
+    # a first path equal to the final one agrees everywhere; one that merged the first two
+    # beads into one agrees on every bead but those two
+    cells = [(0, 0)]
+    for b in raw:
+        cells.append((cells[-1][0] + len(b.src), cells[-1][1] + len(b.tgt)))
+    kernels = get_kernels(None)
+    same = conf.features(raw, ev, model, kernels, (DE, FR), np.array(cells))[0]
+    assert same[:, col].tolist() == [1.0] * len(paired_beads)
+    merged = np.array([cells[0], *cells[2:]])
+    other = conf.features(raw, ev, model, kernels, (DE, FR), merged)[0]
+    assert other[:, col].tolist() == [0.0, 0.0] + [1.0] * (len(paired_beads) - 2)
 
 
 def test_shipped_coefficients_fit_the_features():
