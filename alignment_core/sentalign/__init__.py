@@ -6,9 +6,10 @@
     # [Bead(src=(0,), tgt=(0, 1), confidence=0.93), ...]: 0-based indices, every sentence once
     pairs = match_comparable(src, tgt, resources=None)  # [ComparablePair(src, tgt, score)]
 
-Modules: ``split`` (sentences from text or HTML blocks), ``lexical`` (model-free evidence:
-numbers, names, cognates), ``ibm1`` (the second pass's translation table), ``dp`` / ``_kernels``
-(the banded DP; numba with plain-Python twins), ``align`` (the passes, anchors, confidences),
+Modules: ``split`` (sentences from text or HTML blocks; ``abbreviations``: our own list per
+language), ``lexical`` (model-free evidence: numbers, names, cognates), ``ibm1`` (the second
+pass's translation table), ``dp`` / ``_kernels`` (the banded DP; numba with plain-Python twins),
+``align`` (the passes, anchors), ``confidence`` (calibrated bead confidences),
 ``comparable`` (pairs from comparable documents), ``score`` (strict / lax bead F1),
 ``beads`` (the CLI's bead file format).
 

@@ -5,6 +5,7 @@
 2. An IBM Model 1 (``ibm1``) is trained on the first pass's confident 1–1 / 1–2 / 2–1 beads in
    both directions and its translation vectors are added to the lexical ones.
 3. Second pass in a band around the first pass's path.
+4. Each bead's confidence: a calibrated probability that it is right (``confidence``).
 
 With block structure (HTML), blocks are aligned first with the same DP (a block = its
 sentences concatenated), and the sentences are then aligned inside each block bead: the block
@@ -22,7 +23,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from alignment_core.sentalign import ibm1
+from alignment_core.sentalign import confidence, ibm1
+from alignment_core.sentalign._kernels import get_kernels
 from alignment_core.sentalign.dp import (
     CostModel,
     Evidence,
@@ -116,6 +118,44 @@ def align_parallel(
 
 
 def _align_plain(src, tgt, cfg: ParallelConfig, plain) -> list[Bead]:
+    raw, ev, model, first = _raw_beads(src, tgt, cfg, plain)
+    if cfg.mode == "gale-church":
+        return [Bead(b.src, b.tgt, _cost_confidence(b, model, cfg)) for b in raw]
+    probs = confidence.confidences(raw, ev, model, get_kernels(plain), (src, tgt), first)
+    return [Bead(b.src, b.tgt, p) for b, p in zip(raw, probs, strict=True)]
+
+
+@dataclass(frozen=True)
+class BeadEvidence:
+    """What the confidences of one alignment are computed from (for refitting them):
+    the beads, their features (``confidence.PAIRED_FEATURES`` / ``NULL_FEATURES`` columns,
+    paired and null beads apart, in order), and the confidences before calibration."""
+
+    beads: list[RawBead]
+    paired: np.ndarray
+    null: np.ndarray
+    is_paired: np.ndarray
+    uncalibrated: list[float]
+
+
+def bead_evidence(src, tgt, config: ParallelConfig | None = None, plain=None) -> BeadEvidence:
+    """The full aligner's beads of two documents (no block anchors) with their features."""
+    cfg = config or ParallelConfig()
+    raw, ev, model, first = _raw_beads(src, tgt, cfg, plain)
+    paired, null, is_paired = confidence.features(
+        raw, ev, model, get_kernels(plain), (src, tgt), first
+    )
+    best = confidence.null_partner_cosines(raw, ev)
+    old = [
+        _cost_confidence(b, model, cfg) if b.src and b.tgt else 1.0 - float(best[k])
+        for k, b in enumerate(raw)
+    ]
+    return BeadEvidence(raw, paired, null, is_paired, old)
+
+
+def _raw_beads(src, tgt, cfg: ParallelConfig, plain):
+    """``(beads, evidence, cost model, first path)``: the final pass's beads and what they
+    were computed from, and the first pass's path (DP cells, an ``(k, 2)`` array)."""
     n, m = len(src), len(tgt)
     src_len = np.array([max(len(s), 1) for s in src], dtype=np.float64)
     tgt_len = np.array([max(len(t), 1) for t in tgt], dtype=np.float64)
@@ -137,9 +177,9 @@ def _align_plain(src, tgt, cfg: ParallelConfig, plain) -> list[Bead]:
             var=cfg.var,
             w_null_len=1.0,
         )
-        empty = _empty_csr(n), _empty_csr(m)
-        beads = _run_widening(Evidence(src_len, tgt_len, *empty), model, row_lo, width, plain)
-        return [Bead(b.src, b.tgt, _confidence(b, model, cfg)) for b in beads]
+        ev = Evidence(src_len, tgt_len, _empty_csr(n), _empty_csr(m))
+        beads = _run_widening(ev, model, row_lo, width, plain)
+        return beads, ev, model, np.array(_path(beads), dtype=np.int64)
     model = CostModel(
         types=cfg.types,
         type_pen=cfg.type_pen,
@@ -153,13 +193,13 @@ def _align_plain(src, tgt, cfg: ParallelConfig, plain) -> list[Bead]:
     src_vec, tgt_vec = vectorise(src, tgt, cfg.lexical)
     ev = Evidence(src_len, tgt_len, src_vec, tgt_vec)
     beads = _run_widening(ev, model, row_lo, width, plain)
+    first = np.array(_path(beads), dtype=np.int64)
     lexical_ev = ev
     for _ in range(cfg.ibm1_passes if cfg.second_pass else 0):
         ev = _with_ibm1(src, tgt, lexical_ev, beads, model, cfg)
         row_lo2, width2 = path_band(_path(beads), n, m, cfg.radius)
         beads, _ = _run_dp(ev, model, row_lo2, width2, plain=plain)
-    out = [Bead(b.src, b.tgt, _confidence(b, model, cfg)) for b in beads]
-    return _null_confidences(out, ev)
+    return beads, ev, model, first
 
 
 def _run_widening(ev: Evidence, model: CostModel, row_lo, width: int, plain) -> list[RawBead]:
@@ -214,66 +254,16 @@ def _path(beads: list[RawBead]) -> list[tuple[int, int]]:
     return path
 
 
-def _confidence(bead: RawBead, model: CostModel, cfg: ParallelConfig) -> float:
+def _cost_confidence(bead: RawBead, model: CostModel, cfg: ParallelConfig) -> float:
     """A bead's own cost squashed to (0, 1): 0.5 at the cost of leaving one sentence
-    unaligned (``null_cost``), higher for cheaper beads. On Text+Berg dev its ranking of
-    correct against wrong beads has AUC 0.72 (the margin over null beads ranked worse: big
-    beads save more). Null beads get 0.5 here; ``_null_confidences`` then looks at their
-    neighbours (full mode)."""
+    unaligned (``null_cost``), higher for cheaper beads; null beads 0.5. Not a probability
+    (``confidence`` makes those): it picks the beads IBM1 trains on, and gives the plain
+    Gale–Church mode its confidences."""
     if not bead.src or not bead.tgt:
         return 0.5
     pivot = model.null_cost or 4.0
     z = (bead.cost - pivot) / cfg.confidence_scale
     return float(1.0 / (1.0 + math.exp(min(z, 700.0))))
-
-
-def _null_confidences(beads: list[Bead], ev: Evidence, reach: int = 3) -> list[Bead]:
-    """A null bead's confidence: 1 − the best cosine between its sentence and the other
-    side's sentences near where the path passes it — those left alone in the same run of
-    null beads (the DP orders a run's 1–0 and 0–1 beads arbitrarily) and ``reach`` more on
-    each side. No partner in sight: near 1; a likely partner beside it: low."""
-    out = list(beads)
-    n, m = len(ev.src_len), len(ev.tgt_len)
-    i = j = 0
-    k = 0
-    while k < len(beads):
-        if beads[k].src and beads[k].tgt:
-            i += len(beads[k].src)
-            j += len(beads[k].tgt)
-            k += 1
-            continue
-        end = k
-        while end < len(beads) and not (beads[end].src and beads[end].tgt):
-            end += 1
-        run = beads[k:end]
-        i1 = i + sum(len(b.src) for b in run)
-        j1 = j + sum(len(b.tgt) for b in run)
-        tgt_near = range(max(0, j - reach), min(m, j1 + reach))
-        src_near = range(max(0, i - reach), min(n, i1 + reach))
-        for q in range(k, end):
-            b = beads[q]
-            if b.src:
-                best = max(
-                    (_cosine(ev.src_vec, b.src[0], ev.tgt_vec, o) for o in tgt_near), default=0
-                )
-            else:
-                best = max(
-                    (_cosine(ev.tgt_vec, b.tgt[0], ev.src_vec, o) for o in src_near), default=0
-                )
-            out[q] = Bead(b.src, b.tgt, float(min(1.0, max(0.0, 1.0 - best))))
-        i, j, k = i1, j1, end
-    return out
-
-
-def _cosine(a_vec, a: int, b_vec, b: int) -> float:
-    pa, ia, va = a_vec
-    pb, ib, vb = b_vec
-    x = dict(zip(ia[pa[a] : pa[a + 1]].tolist(), va[pa[a] : pa[a + 1]].tolist(), strict=True))
-    y_idx, y_val = ib[pb[b] : pb[b + 1]], vb[pb[b] : pb[b + 1]]
-    dot = sum(x.get(int(i), 0.0) * float(v) for i, v in zip(y_idx, y_val, strict=True))
-    nx = math.sqrt(sum(v * v for v in x.values()))
-    ny = float(np.sqrt((y_val**2).sum()))
-    return dot / (nx * ny) if nx > 0 and ny > 0 else 0.0
 
 
 def _empty_csr(rows: int):
@@ -308,7 +298,7 @@ def _training_beads(beads, s_words, t_words, model: CostModel, cfg: ParallelConf
     chosen = [
         (b.src[0], b.src[-1], b.tgt[0], b.tgt[-1])
         for b in beads
-        if b.src and b.tgt and _confidence(b, model, cfg) >= cfg.ibm1_min_confidence
+        if b.src and b.tgt and _cost_confidence(b, model, cfg) >= cfg.ibm1_min_confidence
     ]
     if not chosen:
         return []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _SPACE = re.compile(r"\s+")
 
@@ -82,19 +83,109 @@ def lines_as_sentences(text: str) -> list[str]:
 
 def split_text(text: str, lang: str) -> list[str]:
     """Sentences of raw text: each paragraph (a run of non-empty lines) is split by pysbd's
-    rules for ``lang`` (ISO 639-1, see ``languages()``). Whitespace inside a sentence is
-    collapsed; empty sentences are dropped."""
+    rules for ``lang`` (ISO 639-1, see ``languages()``), never at the periods of our own
+    abbreviations, initials, numbers and ordinals (``abbreviations``), and always after an
+    abbreviation that can end a sentence (``etc.``, ``usw.``, ``m.``) when a capital follows
+    (pysbd keeps ``8125 m. Er kehrte`` together); a paragraph's end always ends its
+    sentence. Whitespace inside a sentence is collapsed; empty sentences are dropped."""
     segmenter = _segmenter(lang)
+    protect = _protector(lang)
     out: list[str] = []
     for para in re.split(r"\n\s*\n", text):
         para = _SPACE.sub(" ", para).strip()
         if not para:
             continue
-        for sent in segmenter.segment(para):
-            sent = _SPACE.sub(" ", sent).strip()
-            if sent:
-                out.append(sent)
+        held, cuts = protect(para)
+        for lo, hi in zip([0, *cuts], [*cuts, len(held)], strict=True):
+            for sent in segmenter.segment(held[lo:hi]):
+                sent = _SPACE.sub(" ", sent.replace(_HELD, ".")).strip()
+                if sent:
+                    out.append(sent)
     return out
+
+
+# A period the splitter must not take as a boundary is replaced by this (a private-use
+# character, one for one, so offsets hold) while pysbd runs, then put back.
+_HELD = "\ue000"
+_LETTER = r"[^\W\d_]"
+
+
+def _hold(match: re.Match) -> str:
+    return match.group(0).replace(".", _HELD)
+
+
+def _next_char(text: str, pos: int) -> str:
+    """The first non-space character at or after ``pos`` ('' at the end)."""
+    rest = text[pos:].lstrip()
+    return rest[:1]
+
+
+def _abbreviation_pattern(abbrevs, *, capitalised: bool = True) -> re.Pattern | None:
+    """One regex for a list of abbreviations: spaces after inner periods optional, a
+    lowercase first letter also capitalised (``capitalised``: ``Vgl.`` starting a sentence),
+    not inside a longer word."""
+    alts = []
+    for abbr in sorted(set(abbrevs), key=len, reverse=True):
+        compact = abbr.replace(" ", "")
+        parts = []
+        for k, ch in enumerate(compact):
+            if k == 0 and ch.islower() and capitalised:  # at a sentence start (never lowered:
+                parts.append(f"[{ch}{ch.upper()}]")  # French "M." is not the unit "m.")
+            else:
+                parts.append(re.escape(ch))
+            if ch == "." and k < len(compact) - 1:
+                parts.append(r"\s?")
+        tail = "" if compact.endswith(".") else r"(?!\w)"
+        alts.append("".join(parts) + tail)
+    if not alts:
+        return None
+    return re.compile(r"(?<![\w.])(?:" + "|".join(alts) + ")")
+
+
+@lru_cache(maxsize=64)
+def _protector(lang: str):
+    """``text -> (text, cuts)``: the periods that end no sentence in ``lang`` held, and the
+    offsets after a sentence-ending abbreviation followed by a capital (where it ends)."""
+    from alignment_core.sentalign.abbreviations import for_language
+
+    ab = for_language(lang)
+    inner = _abbreviation_pattern(ab.inner)
+    before_number = _abbreviation_pattern(ab.before_number)
+    may_end = _abbreviation_pattern(ab.may_end, capitalised=False)
+    months = {m.lower() for m in ab.months}
+    after = {w.lower() for w in ab.ordinal_after}
+    ordinal = re.compile(r"(?<![\w.])(?:(\w+)\s+)?(\d{1,3})\.(?=\s+(\w+))")
+    initial = re.compile(rf"(?<!{_LETTER})(?<![.\d]){_LETTER}\.(?=\s?({_LETTER}))")
+
+    def in_sentence(text: str, m: re.Match) -> bool:
+        nxt = _next_char(text, m.end())
+        return nxt.islower() or nxt.isdigit() or nxt in ",;:)]"
+
+    def ordinal_sub(m: re.Match) -> str:
+        word, nxt = (m.group(1) or "").lower(), m.group(3)
+        if word in after or nxt.lower() in months or nxt[:1].islower() or nxt[:1].isdigit():
+            return m.group(0)[: m.start(2) - m.start(0)] + m.group(2) + _HELD
+        return m.group(0)
+
+    def initial_sub(m: re.Match) -> str:
+        return _hold(m) if m.group(0)[0].isupper() and m.group(1).isupper() else m.group(0)
+
+    def protect(text: str) -> str:
+        text = re.sub(r"(?<=\d)\.(?=\d)", _HELD, text)  # 1.5, 3.7.2020, 10.30
+        if inner:
+            text = inner.sub(_hold, text)
+        if before_number:
+            text = before_number.sub(
+                lambda m: _hold(m) if _next_char(text, m.end()).isdigit() else m.group(0), text
+            )
+        cuts = []
+        if may_end:
+            cuts = [m.end() for m in may_end.finditer(text) if _next_char(text, m.end()).isupper()]
+            text = may_end.sub(lambda m: _hold(m) if in_sentence(text, m) else m.group(0), text)
+        text = ordinal.sub(ordinal_sub, text)
+        return initial.sub(initial_sub, text), cuts
+
+    return protect
 
 
 def _segmenter(lang: str):

@@ -64,8 +64,8 @@ def test_every_bead_type_is_found():
     assert all(0.0 <= b.confidence <= 1.0 for b in beads)
     # a well-supported 1-1 bead is more confident than the 2-2 bead
     assert beads[0].confidence > beads[3].confidence
-    # the two null beads have no partner in sight
-    assert beads[4].confidence > 0.8 and beads[6].confidence > 0.8
+    # the two null beads have no partner in sight: more likely right than not
+    assert beads[4].confidence > 0.5 and beads[6].confidence > 0.5
 
 
 def test_null_beads_next_to_their_partner_have_low_confidence():
@@ -73,8 +73,9 @@ def test_null_beads_next_to_their_partner_have_low_confidence():
     beads = align_parallel(DE, FR, config=ParallelConfig(null_cost=0.01))
     assert all(not (b.src and b.tgt) for b in beads)
     by_src = {b.src[0]: b.confidence for b in beads if b.src}
-    assert by_src[0] < 0.7 and by_src[8] < 0.7
-    assert by_src[6] > 0.8  # the sentence that really has no partner
+    assert by_src[0] < 0.5 and by_src[8] < 0.5
+    # the sentence that really has no partner is the likelier to be right
+    assert by_src[6] > 0.5 and by_src[6] > max(by_src[0], by_src[8]) + 0.1
 
 
 def test_same_result_with_the_plain_python_kernels(monkeypatch):
