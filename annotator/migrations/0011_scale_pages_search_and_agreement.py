@@ -196,7 +196,9 @@ class Migration(migrations.Migration):
             ],
             options={
                 "indexes": [models.Index("project", "is_trial", "word_f1", "pair", "rank",
-                                         name="pairagreement_order")],
+                                         name="pairagreement_order"),
+                            models.Index("project", "rank", "link_f1",
+                                         name="pairagreement_link_f1")],
                 "constraints": [models.UniqueConstraint(fields=("pair", "rank"),
                                                         name="pairagreement_pair_rank")],
             },

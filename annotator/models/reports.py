@@ -60,7 +60,9 @@ class PairAgreement(models.Model):
         indexes = [
             models.Index(
                 "project", "is_trial", "word_f1", "pair", "rank", name="pairagreement_order"
-            )
+            ),
+            # the pair browser's agreement filter: a pair's first row, its agreement at most x
+            models.Index("project", "rank", "link_f1", name="pairagreement_link_f1"),
         ]
 
 

@@ -142,7 +142,11 @@ def disagreements(
     every = PairAgreement.objects.filter(project=project)
     if not include_trial:
         every = every.filter(is_trial=False)
-    subs = every.order_by().values_list("pair__subcorpus__name", flat=True).distinct()
+    # each subcorpus of the project that has a row: one probe each, not a read of every row
+    named = project.subcorpora.order_by("name").values_list("pk", "name")
+    subs = [name for pk, name in named if every.filter(pair__subcorpus_id=pk).exists()]
+    if every.filter(pair__subcorpus__isnull=True).exists():
+        subs.append(NO_SUBCORPUS)
     people = every.order_by().values_list("first__username", "second__username").distinct()
     keys: dict[str, list[tuple[str, str]]] = {}
     for a, b in people:
