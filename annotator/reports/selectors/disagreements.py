@@ -95,33 +95,10 @@ def _rows_of(qs: QuerySet[PairAgreement]) -> list[DisagreementRow]:
             "pair__source_tokens", "pair__target_tokens",
         )
     )  # fmt: skip
+    # (pair, external id, subcorpus, first, second, four scores, source, target)
     return [
-        DisagreementRow(
-            pair_id,
-            external_id,
-            subcorpus or NO_SUBCORPUS,
-            first,
-            second,
-            wf,
-            wp,
-            wr,
-            pf,
-            list(source),
-            list(target),
-        )  # fmt: skip
-        for (
-            pair_id,
-            external_id,
-            subcorpus,
-            first,
-            second,
-            wf,
-            wp,
-            wr,
-            pf,
-            source,
-            target,
-        ) in stored
+        DisagreementRow(r[0], r[1], r[2] or NO_SUBCORPUS, *r[3:9], list(r[9]), list(r[10]))
+        for r in stored
     ]
 
 
