@@ -83,6 +83,7 @@ def requests_of(t: Target) -> dict[str, tuple[str, Callable[[object, int], str]]
         "pair browser, search": ("lead", every(f"/projects/{p}/pairs/?q={t.word}")),
         "pair browser, search an id": ("lead", every(f"/projects/{p}/pairs/?q={t.external_id}")),
         "pair browser, status": ("lead", every(f"/projects/{p}/pairs/?status=submitted")),
+        "pair browser, agreement": ("lead", every(f"/projects/{p}/pairs/?max_agreement=0.9")),
         "pair view": ("lead", every(f"/projects/{p}/pairs/{t.pair}/")),
         "progress": ("lead", every(f"/projects/{p}/progress/")),
         "assignment plan page": ("lead", every(f"/projects/{p}/assign/")),
