@@ -73,6 +73,18 @@ BEGIN
     END IF;
     RETURN NULL;
 END $$;
+
+CREATE FUNCTION gridalign_stale_pairs_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    -- a pair whose subcorpus or trial flag changed: its stored rows carry both
+    INSERT INTO {STALE} (project_id, pair_id)
+    SELECT n.project_id, n.id FROM old_rows o JOIN new_rows n ON n.id = o.id
+    WHERE (o.subcorpus_id, o.is_trial) IS DISTINCT FROM (n.subcorpus_id, n.is_trial);
+    RETURN NULL;
+END $$;
+CREATE TRIGGER gridalign_stale_pairs_moved AFTER UPDATE ON {PAIRS}
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION gridalign_stale_pairs_moved();
 """ + "".join(
     f"""
 CREATE TRIGGER gridalign_stale_{table}_{op.lower()} AFTER {op} ON annotator_{table}
@@ -91,6 +103,8 @@ PG_DROP = "".join(
     for t in ("assignment", "annotation")
     for op in ("insert", "delete", "update")
 ) + (
+    f"DROP TRIGGER IF EXISTS gridalign_stale_pairs_moved ON {PAIRS};\n"
+    "DROP FUNCTION IF EXISTS gridalign_stale_pairs_moved();\n"
     "DROP FUNCTION IF EXISTS gridalign_stale_assignments_written();\n"
     "DROP FUNCTION IF EXISTS gridalign_stale_annotations_written();\n"
 )
@@ -118,7 +132,12 @@ SQLITE_TRIGGERS = [
          OR OLD.assignment_id IS NOT NEW.assignment_id
     BEGIN {MARK} {SQLITE_VIA.format("OLD.assignment_id, NEW.assignment_id")}; END""",
 ]
-SQLITE_DROP = [
+SQLITE_TRIGGERS.append(
+    f"""CREATE TRIGGER gridalign_stale_pairs_moved AFTER UPDATE ON {PAIRS}
+    WHEN OLD.subcorpus_id IS NOT NEW.subcorpus_id OR OLD.is_trial IS NOT NEW.is_trial
+    BEGIN INSERT INTO {STALE} (project_id, pair_id) VALUES (NEW.project_id, NEW.id); END"""
+)
+SQLITE_DROP = ["DROP TRIGGER IF EXISTS gridalign_stale_pairs_moved"] + [
     f"DROP TRIGGER IF EXISTS gridalign_stale_{t}_{op}"
     for t in ("assignment", "annotation")
     for op in ("insert", "delete", "update")
@@ -164,8 +183,12 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name="AgreementStale",
             fields=[
-                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False,
-                                           verbose_name="ID")),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
                 ("project_id", models.BigIntegerField()),
                 ("pair_id", models.BigIntegerField()),
             ],
@@ -176,31 +199,61 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name="PairAgreement",
             fields=[
-                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False,
-                                           verbose_name="ID")),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
                 ("rank", models.PositiveSmallIntegerField(default=0)),
+                ("subcorpus_id", models.BigIntegerField(null=True)),
                 ("is_trial", models.BooleanField(default=False)),
                 ("word_f1", models.FloatField(null=True)),
                 ("word_precision", models.FloatField(null=True)),
                 ("word_recall", models.FloatField(null=True)),
                 ("phrase_f1", models.FloatField(null=True)),
                 ("link_f1", models.FloatField(null=True)),
-                ("first", models.ForeignKey(on_delete=models.deletion.CASCADE, related_name="+",
-                                            to=settings.AUTH_USER_MODEL)),
-                ("second", models.ForeignKey(on_delete=models.deletion.CASCADE, related_name="+",
-                                             to=settings.AUTH_USER_MODEL)),
-                ("pair", models.ForeignKey(on_delete=models.deletion.CASCADE, related_name="+",
-                                           to="annotator.sentencepair")),
-                ("project", models.ForeignKey(on_delete=models.deletion.CASCADE,
-                                              related_name="+", to="annotator.project")),
+                (
+                    "first",
+                    models.ForeignKey(
+                        on_delete=models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "second",
+                    models.ForeignKey(
+                        on_delete=models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "pair",
+                    models.ForeignKey(
+                        on_delete=models.deletion.CASCADE,
+                        related_name="+",
+                        to="annotator.sentencepair",
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=models.deletion.CASCADE, related_name="+", to="annotator.project"
+                    ),
+                ),
             ],
             options={
-                "indexes": [models.Index("project", "is_trial", "word_f1", "pair", "rank",
-                                         name="pairagreement_order"),
-                            models.Index("project", "rank", "link_f1",
-                                         name="pairagreement_link_f1")],
-                "constraints": [models.UniqueConstraint(fields=("pair", "rank"),
-                                                        name="pairagreement_pair_rank")],
+                "indexes": [
+                    models.Index(
+                        "project", "is_trial", "word_f1", "pair", "rank", name="pairagreement_order"
+                    ),
+                    models.Index("project", "rank", "link_f1", name="pairagreement_link_f1"),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(fields=("pair", "rank"), name="pairagreement_pair_rank")
+                ],
             },
         ),  # fmt: skip
         migrations.RunPython(forwards, backwards),

@@ -44,6 +44,9 @@ class PairAgreement(models.Model):
     rank = models.PositiveSmallIntegerField(default=0)
     first = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
     second = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    # the pair's subcorpus and trial flag, copied for the filters (a pair that moves or changes
+    # its flag is marked stale by a trigger on the pairs, and rescored)
+    subcorpus_id = models.BigIntegerField(null=True)
     is_trial = models.BooleanField(default=False)
     word_f1 = models.FloatField(null=True)
     word_precision = models.FloatField(null=True)

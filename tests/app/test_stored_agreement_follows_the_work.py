@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from alignment_core.agreement import score_alignments
-from annotator.models import AgreementStale, Assignment, PairAgreement
+from annotator.models import AgreementStale, Assignment, PairAgreement, SentencePair
 from annotator.projects.selectors.pair_browser import link_f1
 from annotator.projects.services.assignment import reopen_assignment, withdraw_assignment
 from annotator.reports.selectors.reports import input_keys, pair_annotations
@@ -124,3 +124,26 @@ def test_a_read_rescores_only_the_pairs_marked_since_the_last(client_for, lead, 
     kept = dict(PairAgreement.objects.values_list("pk", "pair_id"))
     # every other pair's rows are the very rows written before: not rewritten
     assert kept == {pk: pid for pk, pid in untouched.items() if pid != doubly[0].pair.pk}
+
+
+def test_a_pair_that_moves_subcorpus_or_becomes_a_trial_pair_is_filed_anew(
+    client_for, lead, project
+):
+    users = {n: get_user_model().objects.create_user(n, password="x" * 12) for n in NAMES}
+    planned = build_project(project, users, pairs=12)
+    client = client_for(lead)
+    url = f"/projects/{project.pk}/disagreements/"
+
+    def listed(sub: str) -> set[int]:
+        return {r.pair_id for r in client.get(url, {"subcorpus": sub}).context["found"].rows}
+
+    doubly = [p.pair for p in planned if len(p.annotations) == 2 and not p.pair.is_trial]
+    moved, made_trial = doubly[0], doubly[1]
+    assert moved.pk in listed(moved.subcorpus.name)
+    other = project.subcorpora.exclude(pk=moved.subcorpus_id).get()
+    SentencePair.objects.filter(pk=moved.pk).update(subcorpus=other)
+    SentencePair.objects.filter(pk=made_trial.pk).update(is_trial=True)
+    assert moved.pk in listed(other.name)
+    assert made_trial.pk not in listed(made_trial.subcorpus.name)  # trial pairs are left out
+    every = {r[0] for r in live_disagreements(project)}
+    assert listed("*") == every and made_trial.pk not in every

@@ -32,27 +32,41 @@ from annotator.models import AgreementStale, Assignment, PairAgreement, Project
 
 # pairs rescored per batch (each batch: three reads and one write)
 RESCORE_BATCH = 500
+# pairs rescored by one refresh past which the table's statistics are renewed
+ANALYZE_AFTER = 5_000
 
 
 def refresh_scores(*, project: Project) -> int:
     """Rescore the pairs of ``project`` marked stale; returns how many pairs were rescored."""
     done = 0
-    while True:
-        with transaction.atomic():
-            if connection.vendor == "postgresql":
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [7_310_045, project.pk])
-            marks = list(
-                AgreementStale.objects.filter(project_id=project.pk)
-                .order_by("id")
-                .values_list("id", "pair_id")[: RESCORE_BATCH * 4]
-            )
-            if not marks:
-                return done
-            pair_ids = sorted({pair_id for _, pair_id in marks})
-            rescore_pairs(project=project, pair_ids=pair_ids)
-            AgreementStale.objects.filter(pk__in=[mark for mark, _ in marks]).delete()
-            done += len(pair_ids)
+    while (batch := _refresh_batch(project)) is not None:
+        done += batch
+    if done >= ANALYZE_AFTER and connection.vendor == "postgresql":
+        # many rows written at once (the first read after the migration): statistics taken
+        # while the table was nearly empty would misplan the page's reads
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE annotator_pairagreement")
+    return done
+
+
+def _refresh_batch(project: Project) -> int | None:
+    """One transaction: take up to a few batches of marks, rescore their pairs; the number of
+    pairs rescored, None when no mark was left."""
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [7_310_045, project.pk])
+        marks = list(
+            AgreementStale.objects.filter(project_id=project.pk)
+            .order_by("id")
+            .values_list("id", "pair_id")[: RESCORE_BATCH * 4]
+        )
+        if not marks:
+            return None
+        pair_ids = sorted({pair_id for _, pair_id in marks})
+        rescore_pairs(project=project, pair_ids=pair_ids)
+        AgreementStale.objects.filter(pk__in=[mark for mark, _ in marks]).delete()
+        return len(pair_ids)
 
 
 def rescore_pairs(*, project: Project, pair_ids: list[int]) -> None:
@@ -111,7 +125,7 @@ def _scored_rows(project: Project, pair_ids: list[int]) -> Iterable[PairAgreemen
     tokens = {
         p["id"]: p
         for p in project.pairs.filter(pk__in=finals).values(
-            "id", "source_tokens", "target_tokens", "is_trial"
+            "id", "source_tokens", "target_tokens", "is_trial", "subcorpus_id"
         )
     }
     sides = [
@@ -136,6 +150,7 @@ def _scored_rows(project: Project, pair_ids: list[int]) -> Iterable[PairAgreemen
             rank=rank,
             first_id=a["annotator_id"],
             second_id=b["annotator_id"],
+            subcorpus_id=tokens[pid]["subcorpus_id"],
             is_trial=tokens[pid]["is_trial"],
             word_f1=w.f1,
             word_precision=w.precision_sure,

@@ -119,28 +119,23 @@ def disagreements(
     every = PairAgreement.objects.filter(project=project)
     if not include_trial:
         every = every.filter(is_trial=False)
-    # each subcorpus of the project that has a row: one probe each, not a read of every row
-    named = project.subcorpora.order_by("name").values_list("pk", "name")
-    subs = [name for pk, name in named if every.filter(pair__subcorpus_id=pk).exists()]
-    if every.filter(pair__subcorpus__isnull=True).exists():
-        subs.append(NO_SUBCORPUS)
+    names = dict(project.subcorpora.values_list("pk", "name"))
+    subs = every.order_by().values_list("subcorpus_id", flat=True).distinct()
     people = every.order_by().values_list("first__username", "second__username").distinct()
     keys: dict[str, list[tuple[str, str]]] = {}
     for a, b in people:
         keys.setdefault(pair_key(a, b), []).append((a, b))
     result = Disagreements(
         rows=[],
-        subcorpora=sorted({name or NO_SUBCORPUS for name in subs}),
+        subcorpora=sorted({names.get(pk) or NO_SUBCORPUS for pk in subs}),
         annotator_pairs=sorted(keys),
         total=every.count(),
     )
     chosen = every
     if subcorpus is not None:
-        chosen = (
-            chosen.filter(pair__subcorpus__name=subcorpus)
-            if subcorpus != NO_SUBCORPUS
-            else chosen.filter(pair__subcorpus__isnull=True)
-        )
+        ids = [pk for pk, name in names.items() if name == subcorpus]
+        none = Q(subcorpus_id__isnull=True) if subcorpus == NO_SUBCORPUS else Q(pk__in=[])
+        chosen = chosen.filter(Q(subcorpus_id__in=ids) | none)
     if annotator_pair:
         wanted = Q(pk__in=[])
         for a, b in keys.get(annotator_pair, []):
