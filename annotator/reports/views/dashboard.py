@@ -14,7 +14,6 @@ from django.views.decorators.http import require_GET
 
 from annotator.jobs.views import _wants_json, lead_starts_job
 from annotator.models import Job, Project
-from annotator.projects.services.agreement_scores import refresh_scores
 from annotator.projects.views.lead import lead_page
 from annotator.reports import services as report_services
 from annotator.reports.selectors import disagreements as disagreement_selectors
@@ -93,7 +92,7 @@ def disagreement_browser(request: HttpRequest, project: Project) -> HttpResponse
     """Doubly annotated pairs, lowest word F1 first; filters ``subcorpus`` and ``annotators``."""
     subcorpus = request.GET.get("subcorpus")
     annotator_pair = request.GET.get("annotators") or None
-    refresh_scores(project=project)  # the pairs changed since the last read: scored now
+    report_services.refresh_disagreements(project=project)  # pairs changed since: scored now
     found = disagreement_selectors.disagreements(
         project=project,
         subcorpus=subcorpus if subcorpus not in (None, "*") else None,
