@@ -43,6 +43,11 @@ PARTS: dict[str, tuple[str, str]] = {
         "scale_pages",
         "every page and API listing at 1,000,000 pairs against the same request at 1,000",
     ),
+    "endtoend": (
+        "scale_endtoend",
+        "a --pairs project imported, seeded over 2 workers, opened by an annotator and its "
+        "gold exported, through the product: each step's time and peak RSS per process",
+    ),
     "documents": (
         "documents_scale",
         "the web process during big uploads, a 1,000-pair zip aligned over the workers",

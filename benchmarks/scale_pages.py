@@ -52,6 +52,7 @@ class Target:
     assignments: list[int]  # the annotator's unsubmitted assignments (saved in turn)
     pair: int  # a doubly annotated, submitted pair (pair view, adjudication)
     word: str  # a word in a pair near the end of the project (the search)
+    external_id: str  # the last pair's id (a search that matches one pair or a few)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -80,7 +81,9 @@ def requests_of(t: Target) -> dict[str, tuple[str, Callable[[object, int], str]]
         "pair browser": ("lead", every(f"/projects/{p}/pairs/")),
         "pair browser, page 3": ("lead", every(f"/projects/{p}/pairs/?page=3")),
         "pair browser, search": ("lead", every(f"/projects/{p}/pairs/?q={t.word}")),
+        "pair browser, search an id": ("lead", every(f"/projects/{p}/pairs/?q={t.external_id}")),
         "pair browser, status": ("lead", every(f"/projects/{p}/pairs/?status=submitted")),
+        "pair browser, agreement": ("lead", every(f"/projects/{p}/pairs/?max_agreement=0.9")),
         "pair view": ("lead", every(f"/projects/{p}/pairs/{t.pair}/")),
         "progress": ("lead", every(f"/projects/{p}/progress/")),
         "assignment plan page": ("lead", every(f"/projects/{p}/assign/")),
@@ -118,6 +121,7 @@ def target_of(built) -> Target:
         assignments=list(todo.values_list("id", flat=True)[:200]),
         pair=double,
         word=last.source_tokens[-1],
+        external_id=last.external_id,
     )
 
 

@@ -23,12 +23,13 @@ from annotator.models.projects import (
     SentencePair,
     Subcorpus,
 )
-from annotator.models.reports import AgreementReport
+from annotator.models.reports import AgreementReport, AgreementStale, PairAgreement
 from annotator.models.seeding import POSTERIOR_SCALE, AlignerRun, SeedAlignment, SeedTally
 
 __all__ = [
     "POSTERIOR_SCALE",
     "AgreementReport",
+    "AgreementStale",
     "AlignerRun",
     "Annotation",
     "AnnotationRevision",
@@ -45,6 +46,7 @@ __all__ = [
     "LinksModel",
     "Membership",
     "PairMessage",
+    "PairAgreement",
     "PairTally",
     "Project",
     "SeedAlignment",

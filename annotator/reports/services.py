@@ -18,6 +18,7 @@ from django.db import transaction
 from alignment_core.progress import Progress, part, silent
 from annotator.jobs.services import start_job
 from annotator.models import AgreementReport, Job, Project
+from annotator.projects.services.agreement_scores import refresh_scores
 from annotator.reports.selectors import reports as report_selectors
 
 DEFAULT_SAMPLES = 1000
@@ -145,3 +146,10 @@ def report_work(job: Job, reporter: Any) -> dict[str, Any]:
         on_stored=lambda report, message: reporter.record_success(result_of(report), message),
     )
     return result_of(report)
+
+
+def refresh_disagreements(*, project: Project) -> int:
+    """Before the disagreement browser reads: rescore the pairs whose final annotations changed
+    since the last read (``projects.services.agreement_scores``, shared with the pair browser's
+    agreement filter); the number of pairs rescored."""
+    return refresh_scores(project=project)

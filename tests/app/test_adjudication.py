@@ -211,6 +211,7 @@ def test_an_imports_annotators_open_as_the_reports_a_and_b(client_for, lead, pai
     """Three annotators loaded by an import (no slots): the overlay shows the first two by
     assignment order, the same A and B as Table 3 and the disagreement browser; the list of
     pairs to adjudicate has the pair with its three annotators."""
+    from annotator.projects.services.agreement_scores import refresh_scores
     from annotator.reports.selectors.disagreements import disagreements
 
     people = [make_user(name) for name in ("zed", "amy", "bob")]
@@ -221,6 +222,7 @@ def test_an_imports_annotators_open_as_the_reports_a_and_b(client_for, lead, pai
     data = payload(client, pair)
     assert (data["a"]["annotator"], data["b"]["annotator"]) == ("zed", "amy")
     assert data["a"]["links"] == A and data["b"]["links"] == B
+    refresh_scores(project=pair.project)  # as the disagreement browser does before it reads
     row = disagreements(project=pair.project).rows[0]
     assert (row.first, row.second) == ("zed", "amy")
     listing = client.get(f"/projects/{pair.project_id}/adjudicate/").content.decode()

@@ -32,11 +32,6 @@ SIZES = (120, 900)
 # The largest page any of these lists serves (the annotator's queue page: 200 assignments).
 PAGE_ROWS = 200
 BIG_TABLES = ("annotator_sentencepair", "annotator_assignment", "annotator_seedalignment")
-# Reads that grow with the doubly annotated work, not with the corpus: the disagreement browser
-# scores every doubly annotated pair live to list the lowest agreement first (more rows than a
-# page), and the pair browser's agreement filter scores them a page at a time until a page of
-# matches is found (more statements). A page of either would need each pair's score stored.
-SCORES_EVERY_DOUBLE_PAIR = {"disagreements": "rows", "pair browser, agreement": "statements"}
 
 
 def build(project, users, n: int) -> dict:
@@ -198,13 +193,9 @@ def test_every_page_and_list_reads_a_page_whatever_the_projects_size(client, two
             statements = measure(client, who[role], method, url)
             counts.setdefault(name, []).append(len(statements.sent))
             for rows, sql in statements.rows_of_big_reads():
-                if rows > PAGE_ROWS and SCORES_EVERY_DOUBLE_PAIR.get(name) != "rows":
+                if rows > PAGE_ROWS:
                     too_many.append(f"{name} ({project.name}): {rows} rows from {sql[:300]}")
-    differ = {
-        name: n
-        for name, n in counts.items()
-        if n[0] != n[1] and SCORES_EVERY_DOUBLE_PAIR.get(name) != "statements"
-    }
+    differ = {name: n for name, n in counts.items() if n[0] != n[1]}
     assert not differ, f"statements at {SIZES[0]} / {SIZES[1]} pairs: {differ}"
     assert not too_many, "\n".join(too_many)
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
 from annotator.models import (
     Annotation,
     Assignment,
     GoldAlignment,
+    PairAgreement,
     Project,
     SeedAlignment,
     SentencePair,
@@ -50,8 +51,6 @@ def link_f1(a: list[list[Any]] | None, b: list[list[Any]] | None) -> float | Non
 # neither the count nor a deep OFFSET walks the whole project (narrow the filters instead).
 PAGE_SIZE = 100
 COUNT_CAP = 10_000
-# Pairs read at a time while the agreement filter looks for its matches.
-AGREEMENT_CHUNK = PAGE_SIZE
 
 
 def _filtered(project: Project, f: PairFilters) -> QuerySet[SentencePair]:
@@ -184,29 +183,18 @@ def _row(pair: SentencePair) -> dict[str, Any]:
 def _browse_by_agreement(
     qs: QuerySet[SentencePair], project: Project, at_most: float, page: int
 ) -> BrowsedPage:
-    """The agreement filter: only pairs with two submitted annotations can match, so those are
-    read, AGREEMENT_CHUNK at a time in project order, until the page is full."""
-    doubly = (
-        Assignment.objects.filter(
-            pair__project=project, withdrawn_at__isnull=True,
-            status=Assignment.Status.SUBMITTED,
-        )
-        .values("pair_id").annotate(n=Count("id")).filter(n__gte=2).values("pair_id")
-    )  # fmt: skip
-    candidates = qs.filter(pk__in=doubly)
-    wanted, matches, start = page * PAGE_SIZE + 1, [], 0
-    while len(matches) < wanted:
-        ids = list(candidates.values_list("pk", flat=True)[start : start + AGREEMENT_CHUNK])
-        for pair in _with_work(ids):
-            row = _row(pair)
-            if row["agreement"] is not None and row["agreement"] <= at_most:
-                matches.append(row)
-        if len(ids) < AGREEMENT_CHUNK:
-            break
-        start += AGREEMENT_CHUNK
-    first = (page - 1) * PAGE_SIZE
-    return BrowsedPage(matches[first : first + PAGE_SIZE], page, len(matches) > first + PAGE_SIZE,
-                       None, counted=False)  # fmt: skip
+    """The agreement filter: the pairs whose stored agreement (``PairAgreement.link_f1``, kept
+    by ``projects.services.agreement_scores``; the caller refreshes it first) is at most
+    ``at_most``, in project order, one page read (not counted, as before)."""
+    low = PairAgreement.objects.filter(project=project, rank=0, link_f1__lte=at_most)
+    start = (page - 1) * PAGE_SIZE
+    ids = list(
+        qs.filter(pk__in=low.values("pair_id")).values_list("pk", flat=True)[
+            start : start + PAGE_SIZE + 1
+        ]
+    )
+    rows = [_row(pair) for pair in _with_work(ids[:PAGE_SIZE])]
+    return BrowsedPage(rows, page, len(ids) > PAGE_SIZE, None, counted=False)
 
 
 @dataclass

@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, render
 from annotator.discussions import selectors as discussion_selectors
 from annotator.models import Assignment, Project, SentencePair
 from annotator.projects.selectors import pair_browser
+from annotator.projects.services.agreement_scores import refresh_scores
 from annotator.projects.views.lead import lead_page
 
 
@@ -49,6 +50,8 @@ def pairs_page(request: HttpRequest, project: Project) -> HttpResponse:
     if form.is_valid():
         filters = pair_browser.PairFilters(**{k: v for k, v in form.cleaned_data.items()
                                               if v not in (None, "")})  # fmt: skip
+    if filters.max_agreement is not None:
+        refresh_scores(project=project)  # the filter reads the stored agreements
     page = pair_browser.browse_pairs(
         project=project, filters=filters, page=pair_browser.page_number(request.GET.get("page"))
     )

@@ -3,17 +3,20 @@
 Each row's figures are one pair's word- and phrase-level scores of one annotator against
 another: every pair of its final annotations, in slot order (A+B, A+C, B+C for three
 annotators, the dashboard's pairwise comparisons), from ``alignment_core.agreement``'s
-per-pair scores. Read live from the database — no stored report needed — because a lead
-adjudicating pairs wants the list as it is now.
+per-pair scores. Read from the scores stored per pair (``PairAgreement``), which the page
+refreshes for the pairs changed since its last read, so a lead adjudicating pairs sees the list
+as it is now without every doubly annotated pair being scored per view.
 """
 
 from __future__ import annotations
 
-import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from annotator.models import Project
-from annotator.reports.selectors.reports import input_keys, pair_annotations
+from django.db.models import F, Q, QuerySet
+
+from annotator.models import PairAgreement, Project
+from annotator.reports.selectors.reports import NO_SUBCORPUS
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,7 @@ class DisagreementRow:
 
 @dataclass
 class Disagreements:
-    rows: list[DisagreementRow]
+    rows: Sequence[DisagreementRow]
     subcorpora: list[str] = field(default_factory=list)  # every choice of the filter
     annotator_pairs: list[str] = field(default_factory=list)
     total: int = 0  # rows (pair × pair of its annotators) before filtering
@@ -48,9 +51,55 @@ def pair_key(a: str, b: str) -> str:
     return "+".join(sorted((a, b)))
 
 
-def _sort_key(row: DisagreementRow) -> tuple:
-    # lowest F1 first; undefined F1 (no sure links on a side) after every defined one
-    return (row.word_f1 is None, row.word_f1 if row.word_f1 is not None else 0.0, row.pair_id)
+class StoredRows(Sequence):
+    """The rows that match, in browser order (lowest word F1 first, undefined F1 after every
+    defined one, then by pair and A/B order), read from the stored scores a slice at a time:
+    a page reads its own rows only. ``count()`` counts them in the database."""
+
+    def __init__(self, qs: QuerySet[PairAgreement]):
+        self._qs = qs.order_by(F("word_f1").asc(nulls_last=True), "pair_id", "rank")
+        self._count: int | None = None
+
+    def count(self) -> int:
+        if self._count is None:
+            self._count = self._qs.count()
+        return self._count
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __iter__(self):
+        return iter(_rows_of(self._qs))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return _rows_of(self._qs[index])
+        if index < 0:
+            index += self.count()
+        found = _rows_of(self._qs[index : index + 1])
+        if not found:
+            raise IndexError(index)
+        return found[0]
+
+
+def _rows_of(qs: QuerySet[PairAgreement]) -> list[DisagreementRow]:
+    stored = list(
+        qs.values_list(
+            "pair_id", "pair__external_id", "pair__subcorpus__name", "first__username",
+            "second__username", "word_f1", "word_precision", "word_recall", "phrase_f1",
+            "pair__source_tokens", "pair__target_tokens",
+        )
+    )  # fmt: skip
+    # (pair, external id, subcorpus, first, second, four scores, source, target)
+    return [
+        DisagreementRow(r[0], r[1], r[2] or NO_SUBCORPUS, *r[3:9], list(r[9]), list(r[10]))
+        for r in stored
+    ]
 
 
 def disagreements(
@@ -62,48 +111,35 @@ def disagreements(
 ) -> Disagreements:
     """Doubly annotated pairs, one row per pair of their annotators (a pair annotated by three
     people gives three rows), sorted by word F1 (lowest first), optionally only one subcorpus
-    (name; "" = pairs without one) and one annotator pair (:func:`pair_key`)."""
-    keys = input_keys(project=project, include_trial=include_trial)
-    keys.rows = {pid: rows for pid, rows in keys.rows.items() if len(rows) >= 2}
-    records = pair_annotations(keys=keys)
-    external = dict(project.pairs.filter(pk__in=keys.rows).values_list("id", "external_id"))
-    # every pair of annotators of each pair, in A/B order (A+B, A+C, B+C with three annotators,
-    # as the dashboard's pairwise tables; issue 31, defect 6)
-    sides = [
-        (r, pair)
-        for r in records
-        for pair in itertools.combinations(list(r.annotations.items()), 2)
-    ]
-    from alignment_core.agreement.phrase import (
-        score_alignments,  # numba: loaded when first used, never by an idle web process
-    )
+    (name; "" = pairs without one) and one annotator pair (:func:`pair_key`).
 
-    word, phrase = score_alignments((r.source, r.target, s[0][1], s[1][1]) for r, s in sides)
-    rows = [
-        DisagreementRow(
-            pair_id=int(r.pair_id),
-            external_id=external[int(r.pair_id)],
-            subcorpus=r.subcorpus,
-            first=s[0][0],
-            second=s[1][0],
-            word_f1=w.f1,
-            word_precision=w.precision_sure,
-            word_recall=w.recall_sure,
-            phrase_f1=p.f1,
-            source=list(r.source),
-            target=list(r.target),
-        )
-        for (r, s), w, p in zip(sides, word.per_pair(), phrase.per_pair(), strict=True)
-    ]
+    Read from the stored scores (``PairAgreement``): the caller refreshes them first
+    (``projects.services.agreement_scores.refresh_scores``). The rows are a lazy sequence
+    (:class:`StoredRows`): a page of them reads that page."""
+    every = PairAgreement.objects.filter(project=project)
+    if not include_trial:
+        every = every.filter(is_trial=False)
+    names = dict(project.subcorpora.values_list("pk", "name"))
+    subs = every.order_by().values_list("subcorpus_id", flat=True).distinct()
+    people = every.order_by().values_list("first__username", "second__username").distinct()
+    keys: dict[str, list[tuple[str, str]]] = {}
+    for a, b in people:
+        keys.setdefault(pair_key(a, b), []).append((a, b))
     result = Disagreements(
         rows=[],
-        subcorpora=sorted({row.subcorpus for row in rows}),
-        annotator_pairs=sorted({row.annotator_pair for row in rows}),
-        total=len(rows),
+        subcorpora=sorted({names.get(pk) or NO_SUBCORPUS for pk in subs}),
+        annotator_pairs=sorted(keys),
+        total=every.count(),
     )
+    chosen = every
     if subcorpus is not None:
-        rows = [row for row in rows if row.subcorpus == subcorpus]
+        ids = [pk for pk, name in names.items() if name == subcorpus]
+        none = Q(subcorpus_id__isnull=True) if subcorpus == NO_SUBCORPUS else Q(pk__in=[])
+        chosen = chosen.filter(Q(subcorpus_id__in=ids) | none)
     if annotator_pair:
-        rows = [row for row in rows if row.annotator_pair == annotator_pair]
-    result.rows = sorted(rows, key=_sort_key)
+        wanted = Q(pk__in=[])
+        for a, b in keys.get(annotator_pair, []):
+            wanted |= Q(first__username=a, second__username=b)
+        chosen = chosen.filter(wanted)
+    result.rows = StoredRows(chosen)
     return result

@@ -92,6 +92,7 @@ def disagreement_browser(request: HttpRequest, project: Project) -> HttpResponse
     """Doubly annotated pairs, lowest word F1 first; filters ``subcorpus`` and ``annotators``."""
     subcorpus = request.GET.get("subcorpus")
     annotator_pair = request.GET.get("annotators") or None
+    report_services.refresh_disagreements(project=project)  # pairs changed since: scored now
     found = disagreement_selectors.disagreements(
         project=project,
         subcorpus=subcorpus if subcorpus not in (None, "*") else None,
