@@ -58,23 +58,25 @@ from alignment_core.formats import FORMATS, FormatError, read_pairs, write_pairs
 from alignment_core.progress import ProgressBar
 
 _ABOUT = (  # kept out of __doc__, which python -OO strips
-    "Train IBM Model 1 → HMM in both directions on CORPUS (any sentence-pair file), symmetrise "
-    "(intersection by default) and write the links in input order. Hand alignments come from "
-    "--gold, matched by pair id, and weigh --lambda against the rest (seeds/004). --model M "
-    "aligns with a saved model; with --gold too it retrains with M's settings. --posteriors "
-    "writes an .npz with ids, offsets, shapes (N, M per pair) and values (float32, source-major "
-    "N×M blocks: the mean of both directions' link posteriors). With --gold the default is "
-    "the supervised link model, as the app seeds: a link classifier trained on the gold "
-    "(sure/possible links; its link probabilities in --posteriors), pooled with the built-in "
-    "English model on English text; with fewer than --min-gold-pairs gold pairs the built-in "
-    "model (English) or the HMM. --model-kind hmm keeps the HMM with the gold as counts."
+    "Seed CORPUS (any sentence-pair file) and write the links in input order. With --gold "
+    "(hand alignments, matched by pair id) the default is the app's seed model: the "
+    "supervised link model trained on the gold (sure/possible links; its link probabilities in "
+    "--posteriors), pooled with the built-in English model on English text; with fewer than "
+    "--min-gold-pairs gold pairs the built-in model (English) or the HMM. Without --gold, "
+    "English text is seeded by the built-in model, other text by the HMM. The HMM "
+    "(--model-kind hmm, --model, --save-model): IBM Model 1 → HMM in both directions, "
+    "symmetrised (intersection by default), the gold as counts weighing --lambda against the "
+    "rest (seeds/004); --model M aligns with a saved model, with --gold too it retrains with "
+    "M's settings; --posteriors writes an .npz with ids, offsets, shapes (N, M per pair) and "
+    "values (float32, source-major N×M blocks: the mean of both directions' link posteriors)."
 )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "align",
-        help="seed alignments with the GIZA-like aligner (IBM1 → HMM, symmetrised)",
+        help="seed alignments: the supervised model with --gold, the built-in English model or "
+        "the GIZA-like HMM without",
         description=_ABOUT,
     )
     names = list(FORMATS)
