@@ -608,7 +608,7 @@ def cli_default_curve(title, sentences, pairs, splits, seed: int, sizes) -> dict
     pairs) a point (``cli_default_point``), then the mean and the per-split range."""
     print(f"\nThe CLI default with gold, {title}")
     print(f"  {'gold pairs':<12}{'F1 sure':>9}{'(range)':>16}{'edits':>8}{'(range)':>14}"
-          f"{'model/weight':>22}{'HMM+gold F1':>13}{'edits':>7}")  # fmt: skip
+          f"{'model/weight':>36}{'HMM+gold F1':>13}{'edits':>7}")  # fmt: skip
     out: dict[str, Any] = {}
     for size in sizes:
         points = []
@@ -622,7 +622,7 @@ def cli_default_curve(title, sentences, pairs, splits, seed: int, sizes) -> dict
         hmm_edits = np.mean([p["hmm_edits_per_pair"] for p in points])
         label = f"all ({len(splits[0][0])})" if size == "all" else size
         print(f"  {label:<12}{np.mean(f1s):>9.4f}{f'{min(f1s):.4f}–{max(f1s):.4f}':>16}"
-              f"{np.mean(edits):>8.2f}{f'{min(edits):.2f}–{max(edits):.2f}':>14}{kinds:>22}"
+              f"{np.mean(edits):>8.2f}{f'{min(edits):.2f}–{max(edits):.2f}':>14}{kinds:>36}"
               f"{hmm_f1:>13.4f}{hmm_edits:>7.2f}")  # fmt: skip
         out[size] = {"points": points, "f1_sure": float(np.mean(f1s)),
                      "edits_per_pair": float(np.mean(edits))}  # fmt: skip
