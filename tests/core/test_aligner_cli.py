@@ -110,6 +110,8 @@ def test_align_with_gold_and_options(tmp_path, corpus):
             "--hmm-iterations",
             "2",
             "--no-identity-lexicon",
+            "--model-kind",
+            "hmm",  # the HMM's options; the default with gold is the supervised model
             "--quiet",
         ]
     )
