@@ -228,8 +228,9 @@ def encode_chunks(
     )  # fmt: skip
 
 
-def _data_offset(path: Path) -> int:
-    """Where a ``.npy`` file's data start (after its header)."""
+def data_offset(path: Path) -> int:
+    """Where a ``.npy`` file's data start: its header parsed once (numpy parses a header with
+    ``ast.literal_eval``, too slow to repeat for every slice read)."""
     with open(path, "rb") as fh:
         fmt = np.lib.format
         if fmt.read_magic(fh) == (1, 0):
@@ -272,7 +273,7 @@ class _ChunkKeys:
                 start = fh.tell()
                 fh.truncate(start + 4 * len(keys))
             cuts = np.searchsorted(keys, edges << _SHIFT)
-            self.files.append((path, _data_offset(path), out, start, cuts))
+            self.files.append((path, data_offset(path), out, start, cuts))
             del keys
 
     def range_keys(self, r: int) -> list[np.ndarray]:
