@@ -2,8 +2,8 @@
 
 Memory is bounded by the vocabulary and one chunk, never by the corpus:
 
-* ``encode_chunks`` reads token pairs one at a time, maps words to ids (``vocab``), and every
-  ``chunk_pairs`` pairs writes one chunk file ``chunks/cNNNNN.npz``: the chunk's flat ids and
+* ``encode_chunks`` reads token pairs one at a time and every ``chunk_pairs`` pairs maps the
+  chunk's words to ids at once (``vocab``; no Python code per token) and writes one chunk file ``chunks/cNNNNN.npz``: the chunk's flat ids and
   offsets (``FlatCorpus``, offsets local to the chunk), and its cells as indices into the
   chunk's own sorted list of distinct word pairs (``cells``, ``cell_off``; the layout of
   ``_kernels``). The identity lexicon's one-word pairs (``[w], [w]``) follow as the last chunks.
@@ -11,7 +11,9 @@ Memory is bounded by the vocabulary and one chunk, never by the corpus:
   source id + 1, ``col``: int32 target id per entry, entries sorted by (source, target)) and
   writes each chunk's ``entries`` (int32: the table index of each of its distinct pairs, so
   ``entries[cells]`` are the chunk's cells as table indices). It works source-id range by
-  range, so only one range's keys are in memory at a time.
+  range, so only one range's keys are in memory at a time; each chunk's keys are cut at the
+  ranges' bounds once, so a range costs one read and one write per chunk (no file mapped or
+  synced per range and chunk: the time grows linearly with the corpus).
 """
 
 from __future__ import annotations
@@ -68,12 +70,17 @@ class Encoded:
 
 
 class _Encoder:
-    def __init__(self, root: Path, chunk_pairs: int, kernels, keep: set[int]) -> None:
+    """Collects a chunk's tokens as two flat lists (one per side) and maps them to ids a chunk
+    at a time: new words are found among the chunk's distinct words, the ids by a C-level
+    ``map`` over the dictionary, so no Python code runs per token."""
+
+    def __init__(self, root: Path, chunk_pairs: int, kernels, keep: set[int], lowercase: bool):
         self.root, self.chunk_pairs, self.kernels, self.keep = root, chunk_pairs, kernels, keep
+        self.lowercase = lowercase
         self.src_vocab, self.tgt_vocab = Vocabulary(), Vocabulary()
         self.seen: dict[str, None] = {}
-        self.src: list[int] = []
-        self.tgt: list[int] = []
+        self.src: list[str] = []
+        self.tgt: list[str] = []
         self.src_len: list[int] = []
         self.tgt_len: list[int] = []
         self.starts: list[int] = []
@@ -84,48 +91,76 @@ class _Encoder:
         self.gold: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def add(self, source: Sequence[str], target: Sequence[str], lexicon: bool) -> None:
-        s = self._ids(self.src_vocab, source, lexicon)
-        t = self._ids(self.tgt_vocab, target, lexicon)
-        if self.n in self.keep:
-            self.gold[self.n] = (np.asarray(s, np.int32), np.asarray(t, np.int32))
         if not self.src_len:
             self.starts.append(self.n)
-        self.src.extend(s)
-        self.tgt.extend(t)
-        self.src_len.append(len(s))
-        self.tgt_len.append(len(t))
-        self.max_len = max(self.max_len, len(s), len(t))
+        self.src.extend(source)
+        self.tgt.extend(target)
+        self.src_len.append(len(source))
+        self.tgt_len.append(len(target))
         self.n += 1
         if len(self.src_len) >= self.chunk_pairs:
             self.flush(lexicon)
 
-    def _ids(self, vocab: Vocabulary, words: Sequence[str], lexicon: bool) -> list[int]:
-        """The words' ids, adding new ones; a word new to either side's vocabulary may be new
-        to the lexicon too (a word already in it was seen, so only these are checked)."""
-        index = vocab._index
-        out = []
-        for w in words:
-            i = index.get(w)
-            if i is None:
-                i = vocab.add(w)
-                if not lexicon:
-                    self.seen.setdefault(w, None)
-            out.append(i)
-        return out
-
     def flush(self, lexicon: bool) -> None:
         if not self.src_len:
             return
-        corpus = FlatCorpus(
-            np.asarray(self.src, np.int32), _offsets(self.src_len),
-            np.asarray(self.tgt, np.int32), _offsets(self.tgt_len),
-        )  # fmt: skip
+        if self.lowercase and not lexicon:
+            self.src, self.tgt = casefolded(self.src), casefolded(self.tgt)
+        src_off, tgt_off = _offsets(self.src_len), _offsets(self.tgt_len)
+        src, src_new = _encode(self.src_vocab, self.src)
+        tgt, tgt_new = _encode(self.tgt_vocab, self.tgt)
+        corpus = FlatCorpus(src, src_off, tgt, tgt_off)
+        if not lexicon:
+            self._see(src_new, tgt_new, corpus)
+        self.max_len = max(self.max_len, max(self.src_len), max(self.tgt_len))
+        first = self.n - len(self.src_len)
+        for p in sorted(n for n in self.keep if first <= n < self.n):
+            k = p - first
+            self.gold[p] = (src[src_off[k] : src_off[k + 1]].copy(),
+                            tgt[tgt_off[k] : tgt_off[k + 1]].copy())  # fmt: skip
         self.src, self.tgt, self.src_len, self.tgt_len = [], [], [], []
         if not lexicon:
             self.src_freq = _add_counts(self.src_freq, corpus.src, len(self.src_vocab))
             self.tgt_freq = _add_counts(self.tgt_freq, corpus.tgt, len(self.tgt_vocab))
         _write_chunk(self.root, len(self.starts) - 1, corpus, self.kernels, self.src_vocab,
                      self.tgt_vocab)  # fmt: skip
+
+    def _see(self, src_new: list[tuple[int, str]], tgt_new: list[tuple[int, str]], corpus):
+        """Record the words new to either vocabulary in the order a pair-by-pair reading meets
+        them (pair, then source before target, then position): the lexicon's order."""
+        src_pair = np.searchsorted(corpus.src_off, [p for p, _ in src_new], side="right") - 1
+        tgt_pair = np.searchsorted(corpus.tgt_off, [p for p, _ in tgt_new], side="right") - 1
+        events = [(int(n), 0, p, w) for n, (p, w) in zip(src_pair, src_new, strict=True)]
+        events += [(int(n), 1, p, w) for n, (p, w) in zip(tgt_pair, tgt_new, strict=True)]
+        events.sort()
+        for *_, w in events:
+            self.seen.setdefault(w, None)
+
+
+def casefolded(tokens: list[str]) -> list[str]:
+    """``normalise_tokens(tokens, True)`` for a long list: casefolding maps each character on
+    its own, so one joined string is folded at once and split again (unless a token holds the
+    separator)."""
+    joined = "\x00".join(tokens)
+    if joined.count("\x00") != len(tokens) - 1:
+        return normalise_tokens(tokens, True)
+    return joined.casefold().split("\x00") if tokens else []
+
+
+def _encode(vocab: Vocabulary, tokens: list[str]) -> tuple[np.ndarray, list[tuple[int, str]]]:
+    """``(ids, new)``: the tokens' ids (int32), adding words new to ``vocab`` in the order they
+    first occur; ``new`` lists each new word with the position of its first occurrence."""
+    index = vocab._index
+    before = len(vocab)
+    fresh = [w for w in dict.fromkeys(tokens) if w not in index]
+    for w in fresh:
+        vocab.add(w)
+    ids = np.fromiter(map(index.__getitem__, tokens), dtype=np.int32, count=len(tokens))
+    if not fresh:
+        return ids, []
+    at = np.flatnonzero(ids >= before)
+    _, first = np.unique(ids[at], return_index=True)  # new ids are numbered in order of first use
+    return ids, list(zip(at[first].tolist(), fresh, strict=True))
 
 
 def _offsets(lengths: list[int]) -> np.ndarray:
@@ -175,9 +210,9 @@ def encode_chunks(
 ) -> Encoded:
     """Stream ``pairs`` into chunk files under ``root/chunks`` (see the module docstring)."""
     (root / "chunks").mkdir(parents=True, exist_ok=True)
-    enc = _Encoder(root, chunk_pairs, kernels, gold_indices)
+    enc = _Encoder(root, chunk_pairs, kernels, gold_indices, lowercase)
     for source, target in pairs:
-        enc.add(normalise_tokens(source, lowercase), normalise_tokens(target, lowercase), False)
+        enc.add(source, target, False)
     enc.flush(False)
     n_pairs = enc.n
     lexicon = list(enc.seen) if identity_lexicon else []
@@ -191,6 +226,18 @@ def encode_chunks(
         _add_counts(enc.tgt_freq, np.zeros(0, np.int32), len(enc.tgt_vocab)),
         enc.gold, enc.max_len,
     )  # fmt: skip
+
+
+def data_offset(path: Path) -> int:
+    """Where a ``.npy`` file's data start: its header parsed once (numpy parses a header with
+    ``ast.literal_eval``, too slow to repeat for every slice read)."""
+    with open(path, "rb") as fh:
+        fmt = np.lib.format
+        if fmt.read_magic(fh) == (1, 0):
+            fmt.read_array_header_1_0(fh)
+        else:
+            fmt.read_array_header_2_0(fh)
+        return fh.tell()
 
 
 def _ranges(root: Path, n_chunks: int, n_src: int) -> list[tuple[int, int]]:
@@ -209,26 +256,66 @@ def _ranges(root: Path, n_chunks: int, n_src: int) -> list[tuple[int, int]]:
     return list(zip(bounds[:-1], bounds[1:], strict=True))
 
 
+class _ChunkKeys:
+    """Each chunk's sorted keys file, cut once at every range's bounds: a range's slice of a
+    chunk is one read at a known place, and its entries one write (no mapping, no syncing)."""
+
+    def __init__(self, root: Path, n_chunks: int, ranges: list[tuple[int, int]]) -> None:
+        edges = np.array([lo for lo, _ in ranges] + [ranges[-1][1] if ranges else 0], np.int64)
+        self.files = []
+        for c in range(n_chunks):
+            path = chunk_path(root, c, ".keys.npy")
+            keys = np.load(path)
+            out = chunk_path(root, c, ".entries.npy")
+            header = {"descr": "<i4", "fortran_order": False, "shape": (len(keys),)}
+            with open(out, "wb") as fh:
+                np.lib.format.write_array_header_1_0(fh, header)
+                start = fh.tell()
+                fh.truncate(start + 4 * len(keys))
+            cuts = np.searchsorted(keys, edges << _SHIFT)
+            self.files.append((path, data_offset(path), out, start, cuts))
+            del keys
+
+    def range_keys(self, r: int) -> list[np.ndarray]:
+        """Every chunk's keys in range ``r`` (chunk order)."""
+        out = []
+        for path, offset, _, _, cuts in self.files:
+            a, b = int(cuts[r]), int(cuts[r + 1])
+            with open(path, "rb") as fh:
+                fh.seek(offset + 8 * a)
+                out.append(np.fromfile(fh, dtype=np.int64, count=b - a))
+        return out
+
+    def write_entries(self, r: int, sizes: list[int], entries: np.ndarray) -> None:
+        """Range ``r``'s table indices of every chunk's keys (concatenated in chunk order)."""
+        at = 0
+        for (_, _, out, start, cuts), size in zip(self.files, sizes, strict=True):
+            if size:
+                with open(out, "r+b") as fh:
+                    fh.seek(start + 4 * int(cuts[r]))
+                    entries[at : at + size].astype(np.int32).tofile(fh)
+                at += size
+
+
 def build_table(root: Path, n_chunks: int, n_src: int) -> tuple[np.ndarray, np.ndarray]:
     """The CSR table ``(row_off, col)`` of every word pair in the chunks, saved as
     ``table_row_off.npy`` and ``table_col.npy`` (``col`` is returned memory-mapped: it is
     written range by range, never whole in memory); writes each chunk's ``entries`` file and
     removes its keys file."""
-    for c in range(n_chunks):
-        keys = np.load(chunk_path(root, c, ".keys.npy"), mmap_mode="r")
-        np.lib.format.open_memmap(chunk_path(root, c, ".entries.npy"), "w+", np.int32, (len(keys),))
-        del keys
+    ranges = _ranges(root, n_chunks, n_src)
+    chunks = _ChunkKeys(root, n_chunks, ranges)
     row_len = np.zeros(n_src, dtype=np.int64)
     raw = root / "table_col.raw"
     base = 0
     with open(raw, "wb") as cols:
-        for lo, hi in _ranges(root, n_chunks, n_src):
-            merged = _sorted_unique(_range_keys(root, n_chunks, lo, hi))
+        for r, (lo, hi) in enumerate(ranges):
+            parts = chunks.range_keys(r)
+            merged, where = _sorted_unique(parts)
             row_len[lo:hi] = np.bincount((merged >> _SHIFT) - lo, minlength=hi - lo)[: hi - lo]
             (merged & _LOW).astype(np.int32).tofile(cols)
-            _write_entries(root, n_chunks, lo, hi, merged, base)
+            chunks.write_entries(r, [len(p) for p in parts], where + base)
             base += len(merged)
-            del merged
+            del merged, parts, where
     for c in range(n_chunks):
         chunk_path(root, c, ".keys.npy").unlink()
     row_off = np.zeros(n_src + 1, dtype=np.int64)
@@ -248,41 +335,16 @@ def _raw_to_npy(raw: Path, out: Path, n: int) -> None:
     raw.unlink()
 
 
-def _sorted_unique(parts: list[np.ndarray]) -> np.ndarray:
-    """The distinct keys of ``parts``, sorted (a sort and a mask: numpy's hash-based
-    ``unique`` is many times slower on millions of int64 keys)."""
+def _sorted_unique(parts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """``(merged, where)``: the distinct keys of ``parts`` (each sorted), sorted, and each
+    key's index in ``merged`` (parts concatenated). One stable argsort (a timsort: it merges
+    the sorted parts rather than sorting from scratch) and a mask; numpy's hash-based
+    ``unique`` is many times slower on millions of int64 keys."""
     keys = np.concatenate(parts) if parts else np.zeros(0, np.int64)
-    keys.sort()
-    if len(keys) < 2:
-        return keys
-    keep = np.empty(len(keys), dtype=bool)
-    keep[0] = True
-    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
-    return keys[keep]
-
-
-def _slice(keys: np.ndarray, lo: int, hi: int) -> tuple[int, int]:
-    a, b = np.searchsorted(keys, [np.int64(lo) << _SHIFT, np.int64(hi) << _SHIFT])
-    return int(a), int(b)
-
-
-def _range_keys(root: Path, n_chunks: int, lo: int, hi: int) -> list[np.ndarray]:
-    out = []
-    for c in range(n_chunks):
-        keys = np.load(chunk_path(root, c, ".keys.npy"), mmap_mode="r")
-        a, b = _slice(keys, lo, hi)
-        out.append(np.array(keys[a:b]))
-        del keys
-    return out
-
-
-def _write_entries(root, n_chunks, lo, hi, merged, base) -> None:
-    for c in range(n_chunks):
-        keys = np.load(chunk_path(root, c, ".keys.npy"), mmap_mode="r")
-        a, b = _slice(keys, lo, hi)
-        if b > a:
-            entries = np.load(chunk_path(root, c, ".entries.npy"), mmap_mode="r+")
-            entries[a:b] = base + np.searchsorted(merged, keys[a:b])
-            entries.flush()
-            del entries
-        del keys
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    keep = np.ones(len(keys), dtype=bool)
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    where = np.empty(len(keys), dtype=np.int64)
+    where[order] = np.cumsum(keep) - 1
+    return ordered[keep], where

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from alignment_core.aligner.corpus_store import LOAD_LOCK, chunk_path, save_atomic
+from alignment_core.aligner.corpus_store import LOAD_LOCK, chunk_path, data_offset, save_atomic
 from alignment_core.aligner.hmm import MM_ITERATIONS
 from alignment_core.aligner.table import DIRECTIONS, Direction
 from alignment_core.aligner.vocab import FlatCorpus
@@ -166,15 +166,11 @@ def _row_blocks(row_off: np.ndarray) -> list[tuple[int, int]]:
     return blocks
 
 
-def _read_slice(path: Path, dtype, a: int, b: int) -> np.ndarray:
-    """Elements a..b-1 of a ``.npy`` file, read (not mapped: nothing stays resident)."""
+def _read_slice(path: Path, offset: int, dtype, a: int, b: int) -> np.ndarray:
+    """Elements a..b-1 of a ``.npy`` file whose data start at ``offset``, read (not mapped:
+    nothing stays resident)."""
     with open(path, "rb") as fh:
-        fmt = np.lib.format
-        if fmt.read_magic(fh) == (1, 0):
-            fmt.read_array_header_1_0(fh)
-        else:
-            fmt.read_array_header_2_0(fh)
-        fh.seek(a * np.dtype(dtype).itemsize, 1)
+        fh.seek(offset + a * np.dtype(dtype).itemsize)
         return np.fromfile(fh, dtype=dtype, count=b - a)
 
 
@@ -188,17 +184,19 @@ class _ChunkCounts:
         for c in range(ws.n_chunks):
             entries_path = chunk_path(ws.root, c, ".entries.npy")
             cuts = np.searchsorted(np.load(entries_path, mmap_mode="r"), bounds)
-            self.files.append((entries_path, _counts_file(folder, c, f".{tag}.npy"), cuts))
+            counts_path = _counts_file(folder, c, f".{tag}.npy")
+            self.files.append((entries_path, data_offset(entries_path), counts_path,
+                               data_offset(counts_path), cuts))  # fmt: skip
 
     def block(self, b: int, lo: int, hi: int) -> np.ndarray:
         """Entries lo..hi-1 (block b)'s counts: every chunk's, in chunk order, then observed."""
         acc = np.zeros(hi - lo)
         add = self.ws.kernels.add_sorted
-        for entries_path, counts_path, cuts in self.files:
+        for entries_path, entries_at, counts_path, counts_at, cuts in self.files:
             a, z = int(cuts[b]), int(cuts[b + 1])
             if z > a:
-                add(acc, lo, _read_slice(entries_path, np.int32, a, z),
-                    _read_slice(counts_path, np.float64, a, z))  # fmt: skip
+                add(acc, lo, _read_slice(entries_path, entries_at, np.int32, a, z),
+                    _read_slice(counts_path, counts_at, np.float64, a, z))  # fmt: skip
         if self.obs is not None:
             a, z = np.searchsorted(self.obs["idx"], [lo, hi])
             add(acc, lo, self.obs["idx"][a:z], self.obs["t"][a:z])

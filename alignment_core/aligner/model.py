@@ -88,12 +88,22 @@ def viterbi_states(config: AlignerConfig, corpus: FlatCorpus, cells, cell_off, d
 
 def symmetrised(corpus: FlatCorpus, forward, backward, method: str) -> list[Alignment]:
     """Both directions' Viterbi states of a chunk symmetrised (all links sure)."""
+    if method == "intersect":  # the default: (i, j) is in both when each points at the other
+        pairs = zip(forward, backward, strict=True)
+        return [_intersection(fwd.tolist(), bwd.tolist()) for fwd, bwd in pairs]
     N, M = corpus.src_len().tolist(), corpus.tgt_len().tolist()
     out = []
     for n, (fwd, bwd) in enumerate(zip(forward, backward, strict=True)):
         f, b = links_from_states(fwd.tolist(), bwd.tolist())
         out.append(Alignment.from_sets(symmetrize_links(f, b, N[n], M[n], method)))
     return out
+
+
+def _intersection(forward: list[int], backward: list[int]) -> Alignment:
+    """``symmetrize(..., "intersect")`` of one pair's states, without building either set."""
+    return Alignment(
+        frozenset((i, j) for j, i in enumerate(forward) if i >= 0 and backward[i] == j)
+    )
 
 
 @dataclass
