@@ -57,7 +57,13 @@ BUILTIN_PATH = Path(__file__).with_name("builtin") / f"{BUILTIN_VERSION}.npz"
 # What the built-in model reads: the HMM's evidence, WordNet, the vectors, the thesaurus, the
 # word classes and the tag lexicon; nothing counted from gold (a new project has none).
 BUILTIN_LINK_CONFIG = LinkModelConfig(
-    lexicon=False, gold_hmm=False, pseudo_gold=False, skip_unused=False
+    lexicon=False,
+    gold_hmm=False,
+    pseudo_gold=False,
+    skip_unused=False,
+    # as en-paraphrase-1 was built (``read_builtin`` reads the basic context)
+    context="basic",
+    joint_sure=False,
 )
 # The built-in model's weight beside the project's own, tried by cross-validation.
 WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)

@@ -79,6 +79,25 @@ CONTEXT_NAMES = (
     "stage1_row_sum",
     "stage1_column_sum",
 )
+# The richer context (``LinkModelConfig.context == "rich"``) adds: the cell's rank in its row
+# and column by the first stage's probability (0: the best), whether both cells of each
+# diagonal are likely links (their smaller probability: the cell inside a phrase block), and
+# how far the cell lies from where its neighbouring rows' (columns') best links say it should
+# (``_jumps``: of two repeats of a word, the one in line with its neighbours' links).
+RICH_CONTEXT_NAMES = (
+    *CONTEXT_NAMES,
+    "stage1_row_rank",
+    "stage1_column_rank",
+    "stage1_diagonal_min",
+    "stage1_antidiagonal_min",
+    "stage1_row_jump",
+    "stage1_column_jump",
+)
+# A neighbouring row's best cell counts as its link (``_jumps``) from this probability.
+JUMP_LINK = 0.5
+# The jump of a cell whose neighbouring rows (columns) have no likely link, and the cap of
+# every jump and rank: farther than this says nothing more.
+FAR = 9.0
 
 
 @dataclass
@@ -435,8 +454,9 @@ def candidate_cells(X: np.ndarray) -> np.ndarray:
     )
 
 
-def context_features(probability: np.ndarray, grid: CellGrid) -> np.ndarray:
-    """``CONTEXT_NAMES`` for every cell from a first stage's link probability per cell."""
+def context_features(probability: np.ndarray, grid: CellGrid, rich: bool = False) -> np.ndarray:
+    """``CONTEXT_NAMES`` (``rich``: ``RICH_CONTEXT_NAMES``) for every cell from a first
+    stage's link probability per cell."""
     q = np.asarray(probability, dtype=np.float64)
     columns = [
         q,
@@ -446,7 +466,58 @@ def context_features(probability: np.ndarray, grid: CellGrid) -> np.ndarray:
         np.bincount(grid.row, weights=q, minlength=grid.n_rows)[grid.row],
         np.bincount(grid.col, weights=q, minlength=grid.n_cols)[grid.col],
     ]
+    if rich and len(q):
+        columns += [
+            _rank(q, grid.row),
+            _rank(q, grid.col),
+            np.minimum(grid.shift(q, -1, -1), grid.shift(q, 1, 1)),
+            np.minimum(grid.shift(q, -1, 1), grid.shift(q, 1, -1)),
+            *_jumps(q, grid),
+        ]
     return np.column_stack(columns).astype(np.float32)
+
+
+def _rank(values: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Each cell's rank in its group (row or column) by ``values``, 0 for the largest (ties
+    in cell order), capped at ``FAR``."""
+    order = np.lexsort((-values, group))
+    sorted_groups = group[order]
+    rank = np.empty(len(values))
+    rank[order] = np.arange(len(values)) - np.searchsorted(sorted_groups, sorted_groups)
+    return np.minimum(rank, FAR)
+
+
+def _best(values: np.ndarray, group: np.ndarray, at: np.ndarray, n_groups: int):
+    """Per group: its largest value and the ``at`` (a position) of a cell holding it (the
+    last in cell order on ties; -1 for an empty group)."""
+    best = np.full(n_groups, -np.inf)
+    np.maximum.at(best, group, values)
+    holder = values >= best[group]
+    where = np.full(n_groups, -1, dtype=np.int64)
+    where[group[holder]] = at[holder]
+    return best, where
+
+
+def _jumps(q: np.ndarray, grid: CellGrid) -> list[np.ndarray]:
+    """Per cell (i, j): how far j lies from the column that row i − 1's best link (j' + 1)
+    and row i + 1's (j' − 1) predict, the nearer of the two, counting a row's best cell as a
+    link from ``JUMP_LINK``; and the same along columns. ``FAR`` when no neighbouring row
+    (column) has a likely link."""
+    out = []
+    for group, n_groups, own, other, size in (
+        (grid.row, grid.n_rows, grid.i, grid.j, grid.n),
+        (grid.col, grid.n_cols, grid.j, grid.i, grid.m),
+    ):
+        best, where = _best(q, group, other, n_groups)
+        jump = np.full(len(q), FAR)
+        for step in (-1, 1):
+            inside = (own + step >= 0) & (own + step < size)
+            neighbour = np.where(inside, group + step, 0)
+            linked = inside & (best[neighbour] >= JUMP_LINK)
+            expected = where[neighbour] - step
+            jump = np.where(linked, np.minimum(jump, np.abs(other - expected)), jump)
+        out.append(np.minimum(jump, FAR))
+    return out
 
 
 LEXICON_NAMES = ("gold_pair_rate", "gold_pair_seen", "gold_source_rate", "gold_target_rate")

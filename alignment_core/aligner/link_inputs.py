@@ -117,6 +117,25 @@ def best_threshold(
     return float(thresholds[int(np.argmin(edits))])
 
 
+def best_sure_threshold(
+    p_sure: np.ndarray, sure: np.ndarray, thresholds: np.ndarray = THRESHOLDS
+) -> float:
+    """The threshold on P(sure | link) (from ``thresholds``) that labels the most of these
+    links right (``p_sure`` of the predicted links that are gold links, ``sure`` their gold
+    labels); ties go to the one nearest ½, and ½ when there is nothing to learn from."""
+    if not len(p_sure):
+        return 0.5
+    order = np.argsort(p_sure, kind="stable")
+    p_sorted = p_sure[order]
+    sure_sorted = sure[order].astype(np.int64)
+    below = np.searchsorted(p_sorted, thresholds, side="left")
+    cum_sure = np.concatenate([[0], np.cumsum(sure_sorted)])
+    # below t: the sure ones are labelled wrong; at or above t: the possible ones
+    wrong = cum_sure[below] + (len(p_sorted) - below) - (cum_sure[-1] - cum_sure[below])
+    fewest = np.flatnonzero(wrong == wrong.min())
+    return float(thresholds[fewest[np.argmin(np.abs(thresholds[fewest] - 0.5))]])
+
+
 def knowledge_features(
     grid: CellGrid,
     pairs: TokenPairs,
