@@ -42,9 +42,11 @@ from alignment_core.alignment import Alignment  # noqa: E402
 from alignment_core.formats import read_pairs  # noqa: E402
 
 # Each candidate: the LinkModelConfig fields it changes from the shipped defaults.
-TODAY = dict(context="basic", joint_sure=False, spelling_ngrams=False)
+TODAY = dict(context="basic", joint_sure=False, spelling=False)
 CANDIDATES: dict[str, dict[str, Any]] = {
     "today": TODAY,
+    "rich_context": {**TODAY, "context": "rich"},
+    "spelling": {**TODAY, "spelling": True},
     "default": {},
 }
 GOAL_MSR_EDITS = 3.8

@@ -64,6 +64,7 @@ BUILTIN_LINK_CONFIG = LinkModelConfig(
     # as en-paraphrase-1 was built (``read_builtin`` reads the basic context)
     context="basic",
     joint_sure=False,
+    spelling=False,
 )
 # The built-in model's weight beside the project's own, tried by cross-validation.
 WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)

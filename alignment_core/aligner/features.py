@@ -13,6 +13,7 @@ training corpus, so a model applies to new pairs with the same scale.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 import unicodedata
@@ -518,6 +519,71 @@ def _jumps(q: np.ndarray, grid: CellGrid) -> list[np.ndarray]:
             jump = np.where(linked, np.minimum(jump, np.abs(other - expected)), jump)
         out.append(np.minimum(jump, FAR))
     return out
+
+
+# Spelling that survives misspellings (``spelling_features``): the Dice overlap of the two
+# words' character trigrams, and their common suffix against the shorter word.
+SPELLING_NAMES = ("trigram_dice", "suffix_ratio")
+# Bits of a word's trigram signature (``_trigram_signatures``): 16 × 64, so two words with no
+# trigram in common rarely share a bit (a 10-trigram word sets ~1 % of them).
+_SIGNATURE_WORDS = 16
+# Word pairs whose signatures are compared at once (bounded memory: 128 bytes a word).
+_SIGNATURE_CHUNK = 65536
+
+
+def _trigram_signatures(words: Sequence[str]) -> np.ndarray:
+    """Per word: its character trigrams (the word padded with "#" at both ends, so a short
+    word has some) hashed into ``_SIGNATURE_WORDS`` × 64 bits by BLAKE2 (the same bits in
+    every process, unlike ``hash``; CRC-32 is linear: "#re" and "ed#" shared a bit)."""
+    width = 64 * _SIGNATURE_WORDS
+    raw, bit_of = bytearray(), {}
+    for word in words:
+        padded, mask = f"#{word}#", 0
+        for start in range(max(len(padded) - 2, 1)):
+            gram = padded[start : start + 3]
+            bit = bit_of.get(gram)
+            if bit is None:
+                digest = hashlib.blake2b(gram.encode("utf-8"), digest_size=4).digest()
+                bit = bit_of[gram] = 1 << (int.from_bytes(digest, "little") % width)
+            mask |= bit
+        raw += mask.to_bytes(width // 8, "little")
+    return np.frombuffer(bytes(raw), dtype="<u8").reshape(len(words), _SIGNATURE_WORDS)
+
+
+def spelling_features(grid: CellGrid, pairs: Sequence[tuple[Sequence[str], Sequence[str]]]):
+    """``SPELLING_NAMES`` per cell of ``pairs`` (casefolded words): a misspelt or inflected
+    word ("recieved", "received") keeps most of its trigrams and often its ending where its
+    prefix and edit similarity (cut at ``MAX_CHARS``) say less."""
+    types: dict[str, int] = {}
+    src = [types.setdefault(w.casefold(), len(types)) for s, _ in pairs for w in s]
+    tgt = [types.setdefault(w.casefold(), len(types)) for _, t in pairs for w in t]
+    if not len(grid):
+        return np.zeros((0, len(SPELLING_NAMES)), dtype=np.float32)
+    words = list(types)
+    signatures = _trigram_signatures(words)
+    bits = np.bitwise_count(signatures).sum(axis=1).astype(np.float64)
+    reversed_codes = np.zeros((len(words), MAX_CHARS), dtype=np.int64)
+    lengths = np.array([min(len(w), MAX_CHARS) for w in words], dtype=np.int64)
+    for k, w in enumerate(words):
+        cut = w[::-1][:MAX_CHARS]
+        reversed_codes[k, : len(cut)] = [ord(c) for c in cut]
+    # once per distinct (source word, target word) pair
+    keys = np.asarray(src)[grid.row] * len(words) + np.asarray(tgt)[grid.col]
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    a, b = uniq // len(words), uniq % len(words)
+    common = np.concatenate(
+        [
+            np.bitwise_count(
+                signatures[a[k : k + _SIGNATURE_CHUNK]] & signatures[b[k : k + _SIGNATURE_CHUNK]]
+            ).sum(axis=1)
+            for k in range(0, len(uniq), _SIGNATURE_CHUNK)
+        ]
+    )
+    dice = 2.0 * common / np.maximum(bits[a] + bits[b], 1.0)
+    shorter = np.minimum(lengths[a], lengths[b])
+    suffix = np.cumprod(reversed_codes[a] == reversed_codes[b], axis=1).sum(axis=1)
+    suffix = np.minimum(suffix, shorter) / np.maximum(shorter, 1)
+    return np.column_stack([dice, suffix])[inverse].astype(np.float32)
 
 
 LEXICON_NAMES = ("gold_pair_rate", "gold_pair_seen", "gold_source_rate", "gold_target_rate")

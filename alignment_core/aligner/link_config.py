@@ -127,6 +127,8 @@ class LinkModelConfig:
       sum; "rich" adds the cell's rank in its row and column, whether the cells on each
       diagonal are likely links, and how far the cell lies from where the neighbouring rows'
       and columns' best links put it (repeated words).
+    * ``spelling``: add spelling that survives misspellings (``features.SPELLING_NAMES``:
+      the words' character trigram overlap and common suffix).
     * ``joint_sure``: a predicted link is sure when P(sure | link) reaches a threshold tuned
       on the out-of-fold predicted links that are gold links, after the link threshold (the
       most labels right among them); False: ½.
@@ -161,6 +163,7 @@ class LinkModelConfig:
     skip_unused: bool = True
     context: str = "rich"
     joint_sure: bool = True
+    spelling: bool = True
 
     def __post_init__(self) -> None:
         problems = []

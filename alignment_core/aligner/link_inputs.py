@@ -16,6 +16,7 @@ from alignment_core.aligner.features import (
     GoldLexicon,
     TokenStats,
     cell_features,
+    spelling_features,
 )
 from alignment_core.aligner.link_config import THRESHOLDS
 from alignment_core.aligner.model import AlignerModel
@@ -145,10 +146,12 @@ def knowledge_features(
     word_classes: bool,
     tags: TagLexicon | None,
     say: Callable[[str], None] = lambda what: None,
+    spelling: bool = False,
 ) -> list[np.ndarray]:
-    """The columns of the outside resources in use and of the word classes, in the order
-    training and prediction share (``WORDNET_NAMES``, ``VECTOR_NAMES``, ``THESAURUS_NAMES``,
-    ``WORD_CLASS_NAMES``, ``TAG_NAMES``); ``say`` hears what is being computed."""
+    """The columns of the outside resources in use, of the word classes and of the spelling,
+    in the order training and prediction share (``WORDNET_NAMES``, ``VECTOR_NAMES``,
+    ``THESAURUS_NAMES``, ``WORD_CLASS_NAMES``, ``TAG_NAMES``, ``SPELLING_NAMES``); ``say``
+    hears what is being computed."""
     blocks = []
     if wordnet is not None:
         say("WordNet relations of the gold pairs' words")
@@ -165,6 +168,8 @@ def knowledge_features(
     if tags is not None:
         say("the tag lexicon on the gold pairs' words")
         blocks.append(tag_features(grid, pairs, tags))
+    if spelling:
+        blocks.append(spelling_features(grid, pairs))
     return blocks
 
 
@@ -175,11 +180,14 @@ def knowledge_block(
     thesaurus: Thesaurus | None,
     word_classes: bool,
     tags: TagLexicon | None,
+    spelling: bool = False,
 ) -> np.ndarray:
     """``knowledge_features`` of ``pairs`` joined into one block (cells × their columns, 0
     columns when none is used)."""
     grid = CellGrid.of([(len(s), len(t)) for s, t in pairs])
-    blocks = knowledge_features(grid, pairs, wordnet, vectors, thesaurus, word_classes, tags)
+    blocks = knowledge_features(
+        grid, pairs, wordnet, vectors, thesaurus, word_classes, tags, spelling=spelling
+    )
     return np.hstack(blocks) if blocks else np.zeros((len(grid), 0), dtype=np.float32)
 
 

@@ -31,6 +31,7 @@ from alignment_core.aligner.config import AlignerConfig
 from alignment_core.aligner.features import (
     FEATURE_NAMES,
     LEXICON_NAMES,
+    SPELLING_NAMES,
     CellGrid,
     GoldLexicon,
     TokenStats,
@@ -134,6 +135,7 @@ def _train_seed_model(pairs, gold, config, link_config, resources, progress, bui
         vectors=use.vectors,
         thesaurus=use.thesaurus,
         word_classes=lcfg.word_classes,
+        spelling=lcfg.spelling,
         tags=use.tags,
         threshold=fitted.threshold,
         sure_threshold=fitted.sure_threshold,
@@ -208,7 +210,13 @@ def _knowledge_beside(beside, pairs, gold, inputs: PairInputs, lcfg, use: SeedRe
     def columns(chosen: list[int]) -> np.ndarray:
         chosen_pairs = [pairs[n] for n in chosen]
         block = knowledge_block(
-            chosen_pairs, use.wordnet, use.vectors, use.thesaurus, lcfg.word_classes, use.tags
+            chosen_pairs,
+            use.wordnet,
+            use.vectors,
+            use.thesaurus,
+            lcfg.word_classes,
+            use.tags,
+            lcfg.spelling,
         )
         inputs.keep("knowledge", chosen_pairs, block)
         return block
@@ -578,6 +586,7 @@ def input_names(lcfg: LinkModelConfig, use: SeedResources) -> tuple[str, ...]:
         *(THESAURUS_NAMES if use.thesaurus is not None else ()),
         *(WORD_CLASS_NAMES if lcfg.word_classes else ()),
         *(TAG_NAMES if use.tags is not None else ()),
+        *(SPELLING_NAMES if lcfg.spelling else ()),
     )
 
 

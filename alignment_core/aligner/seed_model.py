@@ -50,6 +50,7 @@ class SeedModel:
         vectors: WordVectors | None = None,
         thesaurus: Thesaurus | None = None,
         word_classes: bool = False,
+        spelling: bool = False,
         tags: TagLexicon | None = None,
         threshold: float = 0.5,
         sure_threshold: float = 0.5,
@@ -70,6 +71,7 @@ class SeedModel:
         self.vectors = vectors
         self.thesaurus = thesaurus
         self.word_classes = word_classes
+        self.spelling = spelling
         self.tags = tags
         self.threshold = threshold
         # a predicted link is sure from this P(sure | link) (tuned with the link threshold)
@@ -158,7 +160,13 @@ class SeedModel:
     def knowledge(self, pairs: TokenPairs) -> np.ndarray:
         """The outside resources' and the word classes' columns of ``pairs``, joined."""
         return knowledge_block(
-            pairs, self.wordnet, self.vectors, self.thesaurus, self.word_classes, self.tags
+            pairs,
+            self.wordnet,
+            self.vectors,
+            self.thesaurus,
+            self.word_classes,
+            self.tags,
+            self.spelling,
         )
 
     def align(self, pairs: TokenPairs) -> list[Alignment]:
