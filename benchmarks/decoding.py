@@ -4,7 +4,7 @@ and on Edinburgh++ test with all the train gold (all pairs, and its MTC pairs: m
 translation output), for each candidate's ``LinkModelConfig`` changes.
 
     .venv/bin/python benchmarks/decoding.py [--data DIR] [--seeds 0,1,2] [--folds 2]
-        [--candidates today,...] [--no-edinburgh] [--json OUT]
+        [--candidates today,...] [--no-edinburgh] [--pooled] [--json OUT]
 
 Candidates (``CANDIDATES``): ``today`` is the model as it was before these changes (its
 anchor, measured in the same run); the others switch on one change each, and ``default`` is
@@ -48,6 +48,7 @@ CANDIDATES: dict[str, dict[str, Any]] = {
     "rich_context": {**TODAY, "context": "rich"},
     "spelling": {**TODAY, "spelling": True},
     "default": {},
+    "three_stages": {"stages": 3},
 }
 GOAL_MSR_EDITS = 3.8
 HUMAN_MSR_EDITS = 3.47  # annotator C against A (the issue)
@@ -56,6 +57,10 @@ ISSUE_MSR_EDITS = 4.29
 
 def _config(name: str, seed: int) -> LinkModelConfig:
     return LinkModelConfig(seed=seed, **CANDIDATES[name])
+
+
+# ``--pooled``: the model pooled with the built-in English model, as the app seeds
+BUILTIN: list[Any] = []
 
 
 def msr_folds(pairs, name: str, folds: int, seed: int) -> dict[str, Any]:
@@ -71,7 +76,11 @@ def msr_folds(pairs, name: str, folds: int, seed: int) -> dict[str, Any]:
         scored = [int(i) for i in np.flatnonzero(fold == k)]
         start = time.perf_counter()
         model = train_seed_model(
-            sentences, gold, link_config=_config(name, seed), resources=resources
+            sentences,
+            gold,
+            link_config=_config(name, seed),
+            resources=resources,
+            builtin=BUILTIN[0] if BUILTIN else None,
         )
         got = model.align([sentences[i] for i in scored])
         seconds += time.perf_counter() - start
@@ -140,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--folds", type=int, default=2)
     ap.add_argument("--candidates", default=",".join(CANDIDATES))
     ap.add_argument("--no-edinburgh", action="store_true")
+    ap.add_argument(
+        "--pooled", action="store_true", help="MSR: pooled with the built-in model (the app's way)"
+    )
     ap.add_argument("--json", help="also write the figures to this JSON file")
     args = ap.parse_args(argv)
     names = [n for n in args.candidates.split(",") if n]
@@ -147,6 +159,10 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"--candidates: unknown {unknown}; known: {', '.join(CANDIDATES)}")
     seeds = [int(s) for s in args.seeds.split(",")]
+    if args.pooled:
+        from alignment_core.aligner.builtin import load_builtin
+
+        BUILTIN.append(load_builtin())
     out = run(data_dir(args.data), names, seeds, args.folds, not args.no_edinburgh)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
