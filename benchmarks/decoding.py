@@ -48,7 +48,6 @@ CANDIDATES: dict[str, dict[str, Any]] = {
     "rich_context": {**TODAY, "context": "rich"},
     "spelling": {**TODAY, "spelling": True},
     "default": {},
-    "three_stages": {"stages": 3},
 }
 GOAL_MSR_EDITS = 3.8
 HUMAN_MSR_EDITS = 3.47  # annotator C against A (the issue)

@@ -125,15 +125,13 @@ def _same(X: np.ndarray) -> np.ndarray:
 @dataclass
 class LinkStages:
     """The fitted classifiers: first stage (cell features), optional second stage (plus the
-    first stage's probabilities around each cell), and P(sure | link); optionally a third
-    stage (the same, around the second stage's probabilities)."""
+    first stage's probabilities around each cell), and P(sure | link)."""
 
     first: Any
     second: Any
     sure: Any
     widen: float = 1.0
     views: Views = Views(_same, _same)
-    third: Any = None
 
     def predict(
         self, X: np.ndarray, grid: CellGrid, threshold: float = 0.0
@@ -157,11 +155,6 @@ class LinkStages:
             stage_input = np.hstack([view, self.views.context(context[rows])])
             prob = np.zeros(len(X))
             prob[rows] = probability(self.second, stage_input)
-            if self.third is not None:  # P(sure | link) reads the second stage's input
-                context = context_features(prob, grid, self.views.rich_context)
-                third_input = np.hstack([view, self.views.context(context[rows])])
-                prob = np.zeros(len(X))
-                prob[rows] = probability(self.third, third_input)
         sure = np.zeros(len(X))
         linked = prob[rows] >= threshold
         sure[np.flatnonzero(rows)[linked]] = probability(self.sure, stage_input[linked])

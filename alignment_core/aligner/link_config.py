@@ -68,8 +68,6 @@ UNUSED_COLUMNS: dict[str, frozenset[str]] = {
         )
     ),
     "second stage": frozenset((*_NEVER_CHOSEN, "identical_casefold", "wordnet_synonym")),
-    # the same inputs as the second stage's (its context from the second stage)
-    "third stage": frozenset((*_NEVER_CHOSEN, "identical_casefold", "wordnet_synonym")),
     "sure or possible": frozenset(
         (
             *_NEVER_CHOSEN,
@@ -92,7 +90,7 @@ class LinkModelConfig:
     * ``threshold``: a fixed decoding threshold (None: tuned by cross-validation).
     * ``stages``: 2 stacks a second classifier on the first one's out-of-fold probabilities
       of the cell's neighbours, row and column (phrase blocks, competing candidates); 1 does
-      without; 3 stacks a third on the second one's the same way.
+      without.
     * ``lexicon``: add what the gold says about the cell's words (``features.GoldLexicon``:
       how often this word pair, and each word, was linked in the gold).
     * ``widen``: the second stage also classifies the cells beside one the first stage
@@ -181,8 +179,8 @@ class LinkModelConfig:
             problems.append("learning_rate must lie in (0, 1]")
         if self.workers is not None and self.workers < 1:
             problems.append("workers must be >= 1 (None: one per core)")
-        if self.stages not in (1, 2, 3):
-            problems.append("stages must be 1, 2 or 3")
+        if self.stages not in (1, 2):
+            problems.append("stages must be 1 or 2")
         if self.context not in CONTEXTS:
             problems.append(f"context must be one of {', '.join(CONTEXTS)}")
         if self.threshold is not None and not 0.0 < self.threshold < 1.0:

@@ -604,8 +604,7 @@ class _FoldFitter:
 
     @classmethod
     def of(cls, lcfg: LinkModelConfig, cells: GoldCells, views: Views, report) -> _FoldFitter:
-        stage_names = ("first stage", "second stage", "third stage")[: lcfg.stages]
-        stage_names += ("sure or possible",)
+        stage_names = ("first stage", "second stage")[: lcfg.stages] + ("sure or possible",)
         # the first stage's inputs are the cell features' view; the later stages' also the
         # first stage's context
         later = views.first_names + views.context_names
@@ -613,7 +612,7 @@ class _FoldFitter:
             name: kept_columns(
                 views.first_names if name == "first stage" else later, UNUSED_COLUMNS[name]
             )
-            if lcfg.skip_unused and lcfg.stages >= 2
+            if lcfg.skip_unused and lcfg.stages == 2
             else None
             for name in stage_names
         }
@@ -714,7 +713,7 @@ def _fit_stages(cells: GoldCells, X: np.ndarray, views: Views, lcfg, report) -> 
     stage_input, rows = first_input, candidates
     oof, first = fitter.out_of_fold("first stage", first_input, linked, rows)
     second = None
-    if lcfg.stages >= 2:
+    if lcfg.stages == 2:
         context = context_features(oof, cells.grid, views.rich_context)
         rows = candidates | beside_a_likely_link(context, lcfg.widen)
         added = rows & ~candidates
@@ -722,14 +721,11 @@ def _fit_stages(cells: GoldCells, X: np.ndarray, views: Views, lcfg, report) -> 
         stage_input = on_rows(np.hstack([first_input[rows], views.context(context[rows])]), rows)
     # the second stage and P(sure | link) read the same inputs, and the latter's fits need
     # nothing of the former's: they are fitted side by side (only its scoring waits)
-    last = _Stage("second stage", stage_input, linked, rows) if lcfg.stages >= 2 else None
+    last = _Stage("second stage", stage_input, linked, rows) if lcfg.stages == 2 else None
     sure_stage = _Stage("sure or possible", stage_input, cells.sure, rows, only=linked)
     fitted = fitter.fit([last, sure_stage] if last is not None else [sure_stage])
-    third = None
     if last is not None:
         oof, second = fitter.score(last, fitted[0])
-    if lcfg.stages == 3:
-        oof, third = _third_stage(fitter, oof, first_input, rows, cells, views)
     threshold = lcfg.threshold if lcfg.threshold is not None else best_threshold(oof, linked)
     predicted = oof >= threshold
     # P(sure | link) is only ever read where a link is predicted
@@ -747,17 +743,8 @@ def _fit_stages(cells: GoldCells, X: np.ndarray, views: Views, lcfg, report) -> 
     )
     viterbi_both = X[:, FEATURE_NAMES.index("viterbi_both")] > 0.5
     cv_hmm = link_figures(viterbi_both, linked, cells.identical, n_gold)
-    stages = LinkStages(first, second, sure_classifier, lcfg.widen, views, third)
+    stages = LinkStages(first, second, sure_classifier, lcfg.widen, views)
     return _Fitted(stages, threshold, cv, cv_hmm, oof, sure_threshold)
-
-
-def _third_stage(fitter: _FoldFitter, oof, first_input, rows, cells: GoldCells, views: Views):
-    """A third stage reads the second stage's out-of-fold probabilities around each cell as
-    the second read the first's (on the same rows): a phrase block the second stage began
-    to fill, or a repeat it began to choose, is context again."""
-    context = context_features(oof, cells.grid, views.rich_context)
-    stage_input = on_rows(np.hstack([first_input[rows], views.context(context[rows])]), rows)
-    return fitter.out_of_fold("third stage", stage_input, cells.linked, rows)
 
 
 def _count_own_links(model: SeedModel, pairs, gold, seen, stats, cfg, lcfg, report) -> list:
