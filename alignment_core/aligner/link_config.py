@@ -128,7 +128,9 @@ class LinkModelConfig:
       diagonal are likely links, and how far the cell lies from where the neighbouring rows'
       and columns' best links put it (repeated words).
     * ``spelling``: add spelling that survives misspellings (``features.SPELLING_NAMES``:
-      the words' character trigram overlap and common suffix).
+      the words' character trigram overlap and common suffix). Off: on Edinburgh++'s MTC
+      test pairs (MT output) it changed nothing (6.30 edits per pair either way) and on MSR
+      RTE2 dev it gave 4.26 against 4.22 (fold seed 0; docs/benchmarks.md).
     * ``joint_sure``: a predicted link is sure when P(sure | link) reaches a threshold tuned
       on the out-of-fold predicted links that are gold links, after the link threshold (the
       most labels right among them); False: ½.
@@ -163,7 +165,7 @@ class LinkModelConfig:
     skip_unused: bool = True
     context: str = "rich"
     joint_sure: bool = True
-    spelling: bool = True
+    spelling: bool = False
 
     def __post_init__(self) -> None:
         problems = []

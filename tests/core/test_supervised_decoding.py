@@ -14,6 +14,7 @@ from alignment_core.aligner.features import (
     RICH_CONTEXT_NAMES,
     SPELLING_NAMES,
     CellGrid,
+    Symmetriser,
     context_features,
     spelling_features,
 )
@@ -114,3 +115,13 @@ def test_spelling_survives_misspellings_and_inflections():
     # the same figures in another order of words (per word type, no process-dependent hash)
     again = spelling_features(CellGrid.of([(1, 1)]), [(["recieved"], ["received"])])
     assert again[0].tolist() == pytest.approx(out[0].tolist())
+
+
+def test_the_built_in_model_keeps_the_context_it_was_built_with():
+    from alignment_core.aligner.builtin import BUILTIN_LINK_CONFIG, load_builtin
+
+    assert LinkModelConfig().context == "rich"
+    assert BUILTIN_LINK_CONFIG.context == "basic" and not BUILTIN_LINK_CONFIG.spelling
+    views = load_builtin().stages.views
+    assert not views.rich_context
+    assert views.context_names == Symmetriser(CONTEXT_NAMES).names
