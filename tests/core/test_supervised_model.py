@@ -395,9 +395,17 @@ def test_preload_reads_what_the_first_supervised_model_would(monkeypatch):
 
 
 def test_a_link_is_sure_from_the_sure_threshold_chosen_with_the_link_threshold(planted):
-    pairs, _, model = planted
+    pairs, gold, _ = planted
+    model = train_seed_model(
+        pairs,
+        {n: gold[n] for n in range(60)},
+        config=CFG,
+        resources=installed_resources(),
+        link_config=replace(FAST, joint_sure=True, pseudo_gold=False),
+    )
     assert model.info["sure_threshold"] == model.sure_threshold
     assert 0 < model.sure_threshold < 1
+    assert model.info["cv"]["sure_accuracy"] >= 0.95
     chosen = pairs[60:70]
     X, grid = model.cell_inputs(chosen)
     prob, p_sure = model.stages.predict(X, grid, model.threshold)
