@@ -195,6 +195,8 @@ def _stage_of(arrays: dict[str, np.ndarray], name: str) -> FoldAverage | None:
 def save_builtin(path: str | Path, stages: LinkStages, meta: dict[str, Any]) -> None:
     """Write the model: a zip of ``.npy`` files, in name order, each with a fixed timestamp
     (``np.savez_compressed`` stamps the time of writing: the bytes would differ per run)."""
+    if stages.views.rich_context:  # what its second stage reads (absent: the basic context)
+        meta = {**meta, "context": "rich"}
     arrays = {**stages_arrays(stages), "meta": np.asarray(json.dumps(meta, sort_keys=True))}
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -220,7 +222,7 @@ def read_builtin(path: str | Path) -> BuiltinModel:
         _stage_of(arrays, "second"),
         _stage_of(arrays, "sure"),
         float(meta["widen"]),
-        Views.of(names, bool(meta["symmetric"])),
+        Views.of(names, bool(meta["symmetric"]), meta.get("context") == "rich"),
     )
     return BuiltinModel(
         version=meta["version"],
