@@ -57,7 +57,14 @@ BUILTIN_PATH = Path(__file__).with_name("builtin") / f"{BUILTIN_VERSION}.npz"
 # What the built-in model reads: the HMM's evidence, WordNet, the vectors, the thesaurus, the
 # word classes and the tag lexicon; nothing counted from gold (a new project has none).
 BUILTIN_LINK_CONFIG = LinkModelConfig(
-    lexicon=False, gold_hmm=False, pseudo_gold=False, skip_unused=False
+    lexicon=False,
+    gold_hmm=False,
+    pseudo_gold=False,
+    skip_unused=False,
+    # as en-paraphrase-1 was built (``read_builtin`` reads the basic context)
+    context="basic",
+    joint_sure=False,
+    spelling=False,
 )
 # The built-in model's weight beside the project's own, tried by cross-validation.
 WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -188,6 +195,8 @@ def _stage_of(arrays: dict[str, np.ndarray], name: str) -> FoldAverage | None:
 def save_builtin(path: str | Path, stages: LinkStages, meta: dict[str, Any]) -> None:
     """Write the model: a zip of ``.npy`` files, in name order, each with a fixed timestamp
     (``np.savez_compressed`` stamps the time of writing: the bytes would differ per run)."""
+    if stages.views.rich_context:  # what its second stage reads (absent: the basic context)
+        meta = {**meta, "context": "rich"}
     arrays = {**stages_arrays(stages), "meta": np.asarray(json.dumps(meta, sort_keys=True))}
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -213,7 +222,7 @@ def read_builtin(path: str | Path) -> BuiltinModel:
         _stage_of(arrays, "second"),
         _stage_of(arrays, "sure"),
         float(meta["widen"]),
-        Views.of(names, bool(meta["symmetric"])),
+        Views.of(names, bool(meta["symmetric"]), meta.get("context") == "rich"),
     )
     return BuiltinModel(
         version=meta["version"],

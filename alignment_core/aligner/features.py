@@ -13,6 +13,7 @@ training corpus, so a model applies to new pairs with the same scale.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 import unicodedata
@@ -79,6 +80,25 @@ CONTEXT_NAMES = (
     "stage1_row_sum",
     "stage1_column_sum",
 )
+# The richer context (``LinkModelConfig.context == "rich"``) adds: the cell's rank in its row
+# and column by the first stage's probability (0: the best), whether both cells of each
+# diagonal are likely links (their smaller probability: the cell inside a phrase block), and
+# how far the cell lies from where its neighbouring rows' (columns') best links say it should
+# (``_jumps``: of two repeats of a word, the one in line with its neighbours' links).
+RICH_CONTEXT_NAMES = (
+    *CONTEXT_NAMES,
+    "stage1_row_rank",
+    "stage1_column_rank",
+    "stage1_diagonal_min",
+    "stage1_antidiagonal_min",
+    "stage1_row_jump",
+    "stage1_column_jump",
+)
+# A neighbouring row's best cell counts as its link (``_jumps``) from this probability.
+JUMP_LINK = 0.5
+# The jump of a cell whose neighbouring rows (columns) have no likely link, and the cap of
+# every jump and rank: farther than this says nothing more.
+FAR = 9.0
 
 
 @dataclass
@@ -435,8 +455,9 @@ def candidate_cells(X: np.ndarray) -> np.ndarray:
     )
 
 
-def context_features(probability: np.ndarray, grid: CellGrid) -> np.ndarray:
-    """``CONTEXT_NAMES`` for every cell from a first stage's link probability per cell."""
+def context_features(probability: np.ndarray, grid: CellGrid, rich: bool = False) -> np.ndarray:
+    """``CONTEXT_NAMES`` (``rich``: ``RICH_CONTEXT_NAMES``) for every cell from a first
+    stage's link probability per cell."""
     q = np.asarray(probability, dtype=np.float64)
     columns = [
         q,
@@ -446,7 +467,123 @@ def context_features(probability: np.ndarray, grid: CellGrid) -> np.ndarray:
         np.bincount(grid.row, weights=q, minlength=grid.n_rows)[grid.row],
         np.bincount(grid.col, weights=q, minlength=grid.n_cols)[grid.col],
     ]
+    if rich and len(q):
+        columns += [
+            _rank(q, grid.row),
+            _rank(q, grid.col),
+            np.minimum(grid.shift(q, -1, -1), grid.shift(q, 1, 1)),
+            np.minimum(grid.shift(q, -1, 1), grid.shift(q, 1, -1)),
+            *_jumps(q, grid),
+        ]
     return np.column_stack(columns).astype(np.float32)
+
+
+def _rank(values: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Each cell's rank in its group (row or column) by ``values``, 0 for the largest (ties
+    in cell order), capped at ``FAR``."""
+    order = np.lexsort((-values, group))
+    sorted_groups = group[order]
+    rank = np.empty(len(values))
+    rank[order] = np.arange(len(values)) - np.searchsorted(sorted_groups, sorted_groups)
+    return np.minimum(rank, FAR)
+
+
+def _best(values: np.ndarray, group: np.ndarray, at: np.ndarray, n_groups: int):
+    """Per group: its largest value and the ``at`` (a position) of a cell holding it (the
+    last in cell order on ties; -1 for an empty group)."""
+    best = np.full(n_groups, -np.inf)
+    np.maximum.at(best, group, values)
+    holder = values >= best[group]
+    where = np.full(n_groups, -1, dtype=np.int64)
+    where[group[holder]] = at[holder]
+    return best, where
+
+
+def _jumps(q: np.ndarray, grid: CellGrid) -> list[np.ndarray]:
+    """Per cell (i, j): how far j lies from the column that row i − 1's best link (j' + 1)
+    and row i + 1's (j' − 1) predict, the nearer of the two, counting a row's best cell as a
+    link from ``JUMP_LINK``; and the same along columns. ``FAR`` when no neighbouring row
+    (column) has a likely link."""
+    out = []
+    for group, n_groups, own, other, size in (
+        (grid.row, grid.n_rows, grid.i, grid.j, grid.n),
+        (grid.col, grid.n_cols, grid.j, grid.i, grid.m),
+    ):
+        best, where = _best(q, group, other, n_groups)
+        jump = np.full(len(q), FAR)
+        for step in (-1, 1):
+            inside = (own + step >= 0) & (own + step < size)
+            neighbour = np.where(inside, group + step, 0)
+            linked = inside & (best[neighbour] >= JUMP_LINK)
+            expected = where[neighbour] - step
+            jump = np.where(linked, np.minimum(jump, np.abs(other - expected)), jump)
+        out.append(np.minimum(jump, FAR))
+    return out
+
+
+# Spelling that survives misspellings (``spelling_features``): the Dice overlap of the two
+# words' character trigrams, and their common suffix against the shorter word.
+SPELLING_NAMES = ("trigram_dice", "suffix_ratio")
+# Bits of a word's trigram signature (``_trigram_signatures``): 16 × 64, so two words with no
+# trigram in common rarely share a bit (a 10-trigram word sets ~1 % of them).
+_SIGNATURE_WORDS = 16
+# Word pairs whose signatures are compared at once (bounded memory: 128 bytes a word).
+_SIGNATURE_CHUNK = 65536
+
+
+def _trigram_signatures(words: Sequence[str]) -> np.ndarray:
+    """Per word: its character trigrams (the word padded with "#" at both ends, so a short
+    word has some) hashed into ``_SIGNATURE_WORDS`` × 64 bits by BLAKE2 (the same bits in
+    every process, unlike ``hash``; CRC-32 is linear: "#re" and "ed#" shared a bit)."""
+    width = 64 * _SIGNATURE_WORDS
+    raw, bit_of = bytearray(), {}
+    for word in words:
+        padded, mask = f"#{word}#", 0
+        for start in range(max(len(padded) - 2, 1)):
+            gram = padded[start : start + 3]
+            bit = bit_of.get(gram)
+            if bit is None:
+                digest = hashlib.blake2b(gram.encode("utf-8"), digest_size=4).digest()
+                bit = bit_of[gram] = 1 << (int.from_bytes(digest, "little") % width)
+            mask |= bit
+        raw += mask.to_bytes(width // 8, "little")
+    return np.frombuffer(bytes(raw), dtype="<u8").reshape(len(words), _SIGNATURE_WORDS)
+
+
+def spelling_features(grid: CellGrid, pairs: Sequence[tuple[Sequence[str], Sequence[str]]]):
+    """``SPELLING_NAMES`` per cell of ``pairs`` (casefolded words): a misspelt or inflected
+    word ("recieved", "received") keeps most of its trigrams and often its ending where its
+    prefix and edit similarity (cut at ``MAX_CHARS``) say less."""
+    types: dict[str, int] = {}
+    src = [types.setdefault(w.casefold(), len(types)) for s, _ in pairs for w in s]
+    tgt = [types.setdefault(w.casefold(), len(types)) for _, t in pairs for w in t]
+    if not len(grid):
+        return np.zeros((0, len(SPELLING_NAMES)), dtype=np.float32)
+    words = list(types)
+    signatures = _trigram_signatures(words)
+    bits = np.bitwise_count(signatures).sum(axis=1).astype(np.float64)
+    reversed_codes = np.zeros((len(words), MAX_CHARS), dtype=np.int64)
+    lengths = np.array([min(len(w), MAX_CHARS) for w in words], dtype=np.int64)
+    for k, w in enumerate(words):
+        cut = w[::-1][:MAX_CHARS]
+        reversed_codes[k, : len(cut)] = [ord(c) for c in cut]
+    # once per distinct (source word, target word) pair
+    keys = np.asarray(src)[grid.row] * len(words) + np.asarray(tgt)[grid.col]
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    a, b = uniq // len(words), uniq % len(words)
+    common = np.concatenate(
+        [
+            np.bitwise_count(
+                signatures[a[k : k + _SIGNATURE_CHUNK]] & signatures[b[k : k + _SIGNATURE_CHUNK]]
+            ).sum(axis=1)
+            for k in range(0, len(uniq), _SIGNATURE_CHUNK)
+        ]
+    )
+    dice = 2.0 * common / np.maximum(bits[a] + bits[b], 1.0)
+    shorter = np.minimum(lengths[a], lengths[b])
+    suffix = np.cumprod(reversed_codes[a] == reversed_codes[b], axis=1).sum(axis=1)
+    suffix = np.minimum(suffix, shorter) / np.maximum(shorter, 1)
+    return np.column_stack([dice, suffix])[inverse].astype(np.float32)
 
 
 LEXICON_NAMES = ("gold_pair_rate", "gold_pair_seen", "gold_source_rate", "gold_target_rate")

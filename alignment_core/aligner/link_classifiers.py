@@ -15,6 +15,7 @@ import numpy as np
 from alignment_core.aligner.features import (
     CONTEXT_NAMES,
     NEIGHBOURS,
+    RICH_CONTEXT_NAMES,
     CellGrid,
     Symmetriser,
     candidate_cells,
@@ -86,19 +87,22 @@ def fit_classifier(lcfg: LinkModelConfig, X: np.ndarray, y: np.ndarray, sure_mod
 class Views:
     """What the classifiers see of the cell features (``first``) and of the first stage's
     context (``context``): the features themselves, or their symmetrised form; and the names
-    of the columns each gives."""
+    of the columns each gives. ``rich_context``: the context is ``RICH_CONTEXT_NAMES``
+    (else ``CONTEXT_NAMES``, as the built-in model ``en-paraphrase-1`` reads it)."""
 
     first: Any
     context: Any
     first_names: tuple[str, ...] = ()
     context_names: tuple[str, ...] = ()
+    rich_context: bool = False
 
     @classmethod
-    def of(cls, names: Sequence[str], symmetric: bool) -> Views:
+    def of(cls, names: Sequence[str], symmetric: bool, rich_context: bool = False) -> Views:
+        context_names = RICH_CONTEXT_NAMES if rich_context else CONTEXT_NAMES
         if not symmetric:
-            return cls(_same, _same, tuple(names), CONTEXT_NAMES)
-        first, context = Symmetriser(names), Symmetriser(CONTEXT_NAMES)
-        return cls(first, context, tuple(first.names), tuple(context.names))
+            return cls(_same, _same, tuple(names), context_names, rich_context)
+        first, context = Symmetriser(names), Symmetriser(context_names)
+        return cls(first, context, tuple(first.names), tuple(context.names), rich_context)
 
 
 def kept_columns(names: Sequence[str], unused: frozenset[str]) -> np.ndarray | None:
@@ -139,7 +143,7 @@ class LinkStages:
         prob = np.zeros(len(X))
         prob[rows] = probability(self.first, stage_input)
         if self.second is not None:
-            context = context_features(prob, grid)
+            context = context_features(prob, grid, self.views.rich_context)
             wider = rows | beside_a_likely_link(context, self.widen)
             # the candidates' view is already computed: only the cells beside a likely link
             # are new (both in cell order, so the candidates keep their relative order)

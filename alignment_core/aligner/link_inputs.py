@@ -16,6 +16,7 @@ from alignment_core.aligner.features import (
     GoldLexicon,
     TokenStats,
     cell_features,
+    spelling_features,
 )
 from alignment_core.aligner.link_config import THRESHOLDS
 from alignment_core.aligner.model import AlignerModel
@@ -117,6 +118,25 @@ def best_threshold(
     return float(thresholds[int(np.argmin(edits))])
 
 
+def best_sure_threshold(
+    p_sure: np.ndarray, sure: np.ndarray, thresholds: np.ndarray = THRESHOLDS
+) -> float:
+    """The threshold on P(sure | link) (from ``thresholds``) that labels the most of these
+    links right (``p_sure`` of the predicted links that are gold links, ``sure`` their gold
+    labels); ties go to the one nearest ½, and ½ when there is nothing to learn from."""
+    if not len(p_sure):
+        return 0.5
+    order = np.argsort(p_sure, kind="stable")
+    p_sorted = p_sure[order]
+    sure_sorted = sure[order].astype(np.int64)
+    below = np.searchsorted(p_sorted, thresholds, side="left")
+    cum_sure = np.concatenate([[0], np.cumsum(sure_sorted)])
+    # below t: the sure ones are labelled wrong; at or above t: the possible ones
+    wrong = cum_sure[below] + (len(p_sorted) - below) - (cum_sure[-1] - cum_sure[below])
+    fewest = np.flatnonzero(wrong == wrong.min())
+    return float(thresholds[fewest[np.argmin(np.abs(thresholds[fewest] - 0.5))]])
+
+
 def knowledge_features(
     grid: CellGrid,
     pairs: TokenPairs,
@@ -126,10 +146,12 @@ def knowledge_features(
     word_classes: bool,
     tags: TagLexicon | None,
     say: Callable[[str], None] = lambda what: None,
+    spelling: bool = False,
 ) -> list[np.ndarray]:
-    """The columns of the outside resources in use and of the word classes, in the order
-    training and prediction share (``WORDNET_NAMES``, ``VECTOR_NAMES``, ``THESAURUS_NAMES``,
-    ``WORD_CLASS_NAMES``, ``TAG_NAMES``); ``say`` hears what is being computed."""
+    """The columns of the outside resources in use, of the word classes and of the spelling,
+    in the order training and prediction share (``WORDNET_NAMES``, ``VECTOR_NAMES``,
+    ``THESAURUS_NAMES``, ``WORD_CLASS_NAMES``, ``TAG_NAMES``, ``SPELLING_NAMES``); ``say``
+    hears what is being computed."""
     blocks = []
     if wordnet is not None:
         say("WordNet relations of the gold pairs' words")
@@ -146,6 +168,8 @@ def knowledge_features(
     if tags is not None:
         say("the tag lexicon on the gold pairs' words")
         blocks.append(tag_features(grid, pairs, tags))
+    if spelling:
+        blocks.append(spelling_features(grid, pairs))
     return blocks
 
 
@@ -156,11 +180,14 @@ def knowledge_block(
     thesaurus: Thesaurus | None,
     word_classes: bool,
     tags: TagLexicon | None,
+    spelling: bool = False,
 ) -> np.ndarray:
     """``knowledge_features`` of ``pairs`` joined into one block (cells × their columns, 0
     columns when none is used)."""
     grid = CellGrid.of([(len(s), len(t)) for s, t in pairs])
-    blocks = knowledge_features(grid, pairs, wordnet, vectors, thesaurus, word_classes, tags)
+    blocks = knowledge_features(
+        grid, pairs, wordnet, vectors, thesaurus, word_classes, tags, spelling=spelling
+    )
     return np.hstack(blocks) if blocks else np.zeros((len(grid), 0), dtype=np.float32)
 
 

@@ -31,6 +31,7 @@ from alignment_core.aligner.config import AlignerConfig
 from alignment_core.aligner.features import (
     FEATURE_NAMES,
     LEXICON_NAMES,
+    SPELLING_NAMES,
     CellGrid,
     GoldLexicon,
     TokenStats,
@@ -59,6 +60,7 @@ from alignment_core.aligner.link_config import (
 )
 from alignment_core.aligner.link_inputs import (
     GOLD_HMM_NAMES,
+    best_sure_threshold,
     best_threshold,
     cell_labels,
     hmm_cell_features,
@@ -133,8 +135,10 @@ def _train_seed_model(pairs, gold, config, link_config, resources, progress, bui
         vectors=use.vectors,
         thesaurus=use.thesaurus,
         word_classes=lcfg.word_classes,
+        spelling=lcfg.spelling,
         tags=use.tags,
         threshold=fitted.threshold,
+        sure_threshold=fitted.sure_threshold,
         inputs=t.inputs,
     )
     _pool_with(model, pooled, builtin)
@@ -187,7 +191,9 @@ def _train_on_gold(pairs, gold, cfg, lcfg, use: SeedResources, report) -> _OnGol
             cells, stats, lcfg, use, knowledge, counted
         )
         the_others(hmm, stats)
-        fitted = _fit_stages(cells, X, Views.of(names, lcfg.symmetric), lcfg, report)
+        fitted = _fit_stages(
+            cells, X, Views.of(names, lcfg.symmetric, lcfg.context == "rich"), lcfg, report
+        )
     return _OnGold(hmm, stats, cells, X, names, lexicon, gold_hmm, base_forms, seen, fitted, inputs)
 
 
@@ -204,7 +210,13 @@ def _knowledge_beside(beside, pairs, gold, inputs: PairInputs, lcfg, use: SeedRe
     def columns(chosen: list[int]) -> np.ndarray:
         chosen_pairs = [pairs[n] for n in chosen]
         block = knowledge_block(
-            chosen_pairs, use.wordnet, use.vectors, use.thesaurus, lcfg.word_classes, use.tags
+            chosen_pairs,
+            use.wordnet,
+            use.vectors,
+            use.thesaurus,
+            lcfg.word_classes,
+            use.tags,
+            lcfg.spelling,
         )
         inputs.keep("knowledge", chosen_pairs, block)
         return block
@@ -242,6 +254,8 @@ def _pool_with(model: SeedModel, pooled: _Pooled | None, builtin: BuiltinModel |
     if pooled is not None and pooled.weight is not None:
         model.builtin, model.builtin_weight = builtin, pooled.weight
         model.builtin_columns, model.threshold = pooled.columns, pooled.threshold
+        if pooled.weight > 0:  # the sure threshold was tuned on the model's own P(sure | link)
+            model.sure_threshold = 0.5
 
 
 @dataclass
@@ -393,6 +407,7 @@ def _supervised_info(n_gold: int, fitted, own: list, lcfg, use: SeedResources) -
         "pseudo_gold_pairs": len(own),
         "pseudo_gold_links": sum(len(a.all_links) for a in own),
         "threshold": fitted.threshold,
+        "sure_threshold": fitted.sure_threshold,
         "folds": lcfg.folds,
         "wordnet": note(lcfg.wordnet, use.wordnet),
         "vectors": note(lcfg.vectors, use.vectors),
@@ -571,6 +586,7 @@ def input_names(lcfg: LinkModelConfig, use: SeedResources) -> tuple[str, ...]:
         *(THESAURUS_NAMES if use.thesaurus is not None else ()),
         *(WORD_CLASS_NAMES if lcfg.word_classes else ()),
         *(TAG_NAMES if use.tags is not None else ()),
+        *(SPELLING_NAMES if lcfg.spelling else ()),
     )
 
 
@@ -684,6 +700,7 @@ class _Fitted:
     cv: dict[str, Any]
     cv_hmm: dict[str, Any]
     oof: np.ndarray  # the last link stage's out-of-fold probabilities, per gold cell
+    sure_threshold: float = 0.5  # a predicted link is sure from this P(sure | link)
 
 
 def _fit_stages(cells: GoldCells, X: np.ndarray, views: Views, lcfg, report) -> _Fitted:
@@ -697,7 +714,7 @@ def _fit_stages(cells: GoldCells, X: np.ndarray, views: Views, lcfg, report) -> 
     oof, first = fitter.out_of_fold("first stage", first_input, linked, rows)
     second = None
     if lcfg.stages == 2:
-        context = context_features(oof, cells.grid)
+        context = context_features(oof, cells.grid, views.rich_context)
         rows = candidates | beside_a_likely_link(context, lcfg.widen)
         added = rows & ~candidates
         first_input[added] = views.first(X[added])
@@ -716,13 +733,18 @@ def _fit_stages(cells: GoldCells, X: np.ndarray, views: Views, lcfg, report) -> 
     n_gold = len(cells.index)
     cv = link_figures(predicted, linked, cells.identical, n_gold)
     both = predicted & linked
+    sure_threshold = 0.5
+    if lcfg.joint_sure:
+        sure_threshold = best_sure_threshold(oof_sure[both], cells.sure[both])
     cv["sure_accuracy"] = (
-        float(np.mean((oof_sure[both] >= 0.5) == cells.sure[both])) if both.any() else None
+        float(np.mean((oof_sure[both] >= sure_threshold) == cells.sure[both]))
+        if both.any()
+        else None
     )
     viterbi_both = X[:, FEATURE_NAMES.index("viterbi_both")] > 0.5
     cv_hmm = link_figures(viterbi_both, linked, cells.identical, n_gold)
     stages = LinkStages(first, second, sure_classifier, lcfg.widen, views)
-    return _Fitted(stages, threshold, cv, cv_hmm, oof)
+    return _Fitted(stages, threshold, cv, cv_hmm, oof, sure_threshold)
 
 
 def _count_own_links(model: SeedModel, pairs, gold, seen, stats, cfg, lcfg, report) -> list:

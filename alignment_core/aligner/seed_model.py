@@ -50,8 +50,10 @@ class SeedModel:
         vectors: WordVectors | None = None,
         thesaurus: Thesaurus | None = None,
         word_classes: bool = False,
+        spelling: bool = False,
         tags: TagLexicon | None = None,
         threshold: float = 0.5,
+        sure_threshold: float = 0.5,
         info: dict[str, Any] | None = None,
         builtin: Any = None,
         builtin_weight: float = 0.0,
@@ -69,8 +71,11 @@ class SeedModel:
         self.vectors = vectors
         self.thesaurus = thesaurus
         self.word_classes = word_classes
+        self.spelling = spelling
         self.tags = tags
         self.threshold = threshold
+        # a predicted link is sure from this P(sure | link) (tuned with the link threshold)
+        self.sure_threshold = sure_threshold
         self.info = dict(info or {})
         self.builtin = builtin
         self.builtin_weight = builtin_weight
@@ -99,7 +104,7 @@ class SeedModel:
             X, grid = self.cell_inputs(chunk)
             prob, p_sure = self.link_probabilities(X, grid)
             linked = prob >= self.threshold
-            sure = p_sure >= 0.5
+            sure = p_sure >= self.sure_threshold
             for n, (s, t) in enumerate(chunk):
                 lo_c, hi_c = int(grid.offsets[n]), int(grid.offsets[n + 1])
                 cells = np.flatnonzero(linked[lo_c:hi_c])
@@ -155,7 +160,13 @@ class SeedModel:
     def knowledge(self, pairs: TokenPairs) -> np.ndarray:
         """The outside resources' and the word classes' columns of ``pairs``, joined."""
         return knowledge_block(
-            pairs, self.wordnet, self.vectors, self.thesaurus, self.word_classes, self.tags
+            pairs,
+            self.wordnet,
+            self.vectors,
+            self.thesaurus,
+            self.word_classes,
+            self.tags,
+            self.spelling,
         )
 
     def align(self, pairs: TokenPairs) -> list[Alignment]:

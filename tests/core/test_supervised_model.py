@@ -392,3 +392,26 @@ def test_preload_reads_what_the_first_supervised_model_would(monkeypatch):
     first = installed_resources()
     assert preload()["wordnet"] == 0.0 and installed_resources() is first
     assert calls == list(link_model.EVIDENCE_KEYS)
+
+
+def test_a_link_is_sure_from_the_sure_threshold_chosen_with_the_link_threshold(planted):
+    pairs, gold, _ = planted
+    model = train_seed_model(
+        pairs,
+        {n: gold[n] for n in range(60)},
+        config=CFG,
+        resources=installed_resources(),
+        link_config=replace(FAST, joint_sure=True, pseudo_gold=False),
+    )
+    assert model.info["sure_threshold"] == model.sure_threshold
+    assert 0 < model.sure_threshold < 1
+    assert model.info["cv"]["sure_accuracy"] >= 0.95
+    chosen = pairs[60:70]
+    X, grid = model.cell_inputs(chosen)
+    prob, p_sure = model.stages.predict(X, grid, model.threshold)
+    for n, alignment in enumerate(model.align(chosen)):
+        lo, cols = int(grid.offsets[n]), len(chosen[n][1])
+        for i, j in alignment.all_links:
+            cell = lo + i * cols + j
+            assert prob[cell] >= model.threshold
+            assert ((i, j) in alignment.sure) == (p_sure[cell] >= model.sure_threshold)
