@@ -17,7 +17,6 @@ Memory is bounded by the vocabulary and one chunk, never by the corpus:
 from __future__ import annotations
 
 import os
-import shutil
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -39,8 +38,9 @@ _LOW = np.int64(0xFFFFFFFF)
 LOAD_LOCK = threading.Lock()
 
 
-def chunk_path(root: Path, chunk: int, suffix: str = ".npz") -> Path:
-    return root / "chunks" / f"c{chunk:05d}{suffix}"
+def chunk_name(chunk: int, suffix: str = ".npz") -> str:
+    """A chunk's name in the workspace's store (``workspace_store``)."""
+    return f"chunks/c{chunk:05d}{suffix}"
 
 
 def save_atomic(path: Path, writer) -> None:
@@ -68,8 +68,8 @@ class Encoded:
 
 
 class _Encoder:
-    def __init__(self, root: Path, chunk_pairs: int, kernels, keep: set[int]) -> None:
-        self.root, self.chunk_pairs, self.kernels, self.keep = root, chunk_pairs, kernels, keep
+    def __init__(self, store, chunk_pairs: int, kernels, keep: set[int]) -> None:
+        self.store, self.chunk_pairs, self.kernels, self.keep = store, chunk_pairs, kernels, keep
         self.src_vocab, self.tgt_vocab = Vocabulary(), Vocabulary()
         self.seen: dict[str, None] = {}
         self.src: list[int] = []
@@ -124,7 +124,7 @@ class _Encoder:
         if not lexicon:
             self.src_freq = _add_counts(self.src_freq, corpus.src, len(self.src_vocab))
             self.tgt_freq = _add_counts(self.tgt_freq, corpus.tgt, len(self.tgt_vocab))
-        _write_chunk(self.root, len(self.starts) - 1, corpus, self.kernels, self.src_vocab,
+        _write_chunk(self.store, len(self.starts) - 1, corpus, self.kernels, self.src_vocab,
                      self.tgt_vocab)  # fmt: skip
 
 
@@ -141,7 +141,7 @@ def _add_counts(acc: np.ndarray, ids: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
-def _write_chunk(root, index, corpus, kernels, src_vocab, tgt_vocab) -> None:
+def _write_chunk(store, index, corpus, kernels, src_vocab, tgt_vocab) -> None:
     """One chunk's ids, its cells (local indices) and its sorted distinct keys (packed
     ``src << 32 | tgt``, so they compare as (source, target) whatever the vocabularies grow to)."""
     cell_off = cell_offsets(corpus)
@@ -155,16 +155,14 @@ def _write_chunk(root, index, corpus, kernels, src_vocab, tgt_vocab) -> None:
     del raw
     keys = ((uniq // n_tgt) << _SHIFT) | (uniq % n_tgt)
 
-    def write(fh) -> None:
-        np.savez(fh, src=corpus.src, src_off=corpus.src_off, tgt=corpus.tgt,
-                 tgt_off=corpus.tgt_off, cells=cells, cell_off=cell_off)  # fmt: skip
-
-    save_atomic(chunk_path(root, index), write)
-    save_atomic(chunk_path(root, index, ".keys.npy"), lambda fh: np.save(fh, keys))
+    store.save_arrays(chunk_name(index), {"src": corpus.src, "src_off": corpus.src_off,
+                      "tgt": corpus.tgt, "tgt_off": corpus.tgt_off, "cells": cells,
+                      "cell_off": cell_off})  # fmt: skip
+    store.save(chunk_name(index, ".keys.npy"), keys)
 
 
 def encode_chunks(
-    root: Path,
+    store,
     pairs: Iterable[tuple[Sequence[str], Sequence[str]]],
     *,
     chunk_pairs: int,
@@ -173,9 +171,8 @@ def encode_chunks(
     gold_indices: set[int],
     kernels,
 ) -> Encoded:
-    """Stream ``pairs`` into chunk files under ``root/chunks`` (see the module docstring)."""
-    (root / "chunks").mkdir(parents=True, exist_ok=True)
-    enc = _Encoder(root, chunk_pairs, kernels, gold_indices)
+    """Stream ``pairs`` into chunk files in ``store`` (see the module docstring)."""
+    enc = _Encoder(store, chunk_pairs, kernels, gold_indices)
     for source, target in pairs:
         enc.add(normalise_tokens(source, lowercase), normalise_tokens(target, lowercase), False)
     enc.flush(False)
@@ -193,11 +190,11 @@ def encode_chunks(
     )  # fmt: skip
 
 
-def _ranges(root: Path, n_chunks: int, n_src: int) -> list[tuple[int, int]]:
+def _ranges(store, n_chunks: int, n_src: int) -> list[tuple[int, int]]:
     """Source-id ranges [lo, hi) each holding at most about RANGE_KEYS keys (with repeats)."""
     per_row = np.zeros(n_src + 1, dtype=np.int64)
     for c in range(n_chunks):
-        keys = np.load(chunk_path(root, c, ".keys.npy"))
+        keys = store.load(chunk_name(c, ".keys.npy"))
         per_row += np.bincount(keys >> _SHIFT, minlength=n_src + 1)[: n_src + 1]
     cum = np.cumsum(per_row)
     bounds = [0]
@@ -209,43 +206,30 @@ def _ranges(root: Path, n_chunks: int, n_src: int) -> list[tuple[int, int]]:
     return list(zip(bounds[:-1], bounds[1:], strict=True))
 
 
-def build_table(root: Path, n_chunks: int, n_src: int) -> tuple[np.ndarray, np.ndarray]:
+def build_table(store, n_chunks: int, n_src: int) -> tuple[np.ndarray, np.ndarray]:
     """The CSR table ``(row_off, col)`` of every word pair in the chunks, saved as
     ``table_row_off.npy`` and ``table_col.npy`` (``col`` is returned memory-mapped: it is
     written range by range, never whole in memory); writes each chunk's ``entries`` file and
     removes its keys file."""
     for c in range(n_chunks):
-        keys = np.load(chunk_path(root, c, ".keys.npy"), mmap_mode="r")
-        np.lib.format.open_memmap(chunk_path(root, c, ".entries.npy"), "w+", np.int32, (len(keys),))
-        del keys
+        n_keys = len(store.load_mapped(chunk_name(c, ".keys.npy")))
+        store.new_array(chunk_name(c, ".entries.npy"), np.int32, n_keys)
     row_len = np.zeros(n_src, dtype=np.int64)
-    raw = root / "table_col.raw"
     base = 0
-    with open(raw, "wb") as cols:
-        for lo, hi in _ranges(root, n_chunks, n_src):
-            merged = _sorted_unique(_range_keys(root, n_chunks, lo, hi))
+    with store.appending("table_col.npy", np.int32) as cols:
+        for lo, hi in _ranges(store, n_chunks, n_src):
+            merged = _sorted_unique(_range_keys(store, n_chunks, lo, hi))
             row_len[lo:hi] = np.bincount((merged >> _SHIFT) - lo, minlength=hi - lo)[: hi - lo]
-            (merged & _LOW).astype(np.int32).tofile(cols)
-            _write_entries(root, n_chunks, lo, hi, merged, base)
+            cols.append((merged & _LOW).astype(np.int32))
+            _write_entries(store, n_chunks, lo, hi, merged, base)
             base += len(merged)
             del merged
     for c in range(n_chunks):
-        chunk_path(root, c, ".keys.npy").unlink()
+        store.remove(chunk_name(c, ".keys.npy"))
     row_off = np.zeros(n_src + 1, dtype=np.int64)
     np.cumsum(row_len, out=row_off[1:])
-    np.save(root / "table_row_off.npy", row_off)
-    _raw_to_npy(raw, root / "table_col.npy", base)
-    return row_off, np.load(root / "table_col.npy", mmap_mode="r")
-
-
-def _raw_to_npy(raw: Path, out: Path, n: int) -> None:
-    """``raw`` (n int32 values) as a ``.npy`` file, copied through a small buffer."""
-    header = {"descr": np.lib.format.dtype_to_descr(np.dtype(np.int32)), "fortran_order": False,
-              "shape": (n,)}  # fmt: skip
-    with open(out, "wb") as dst, open(raw, "rb") as src:
-        np.lib.format.write_array_header_1_0(dst, header)
-        shutil.copyfileobj(src, dst, 1 << 22)
-    raw.unlink()
+    store.save("table_row_off.npy", row_off)
+    return row_off, store.load_mapped("table_col.npy")
 
 
 def _sorted_unique(parts: list[np.ndarray]) -> np.ndarray:
@@ -266,23 +250,21 @@ def _slice(keys: np.ndarray, lo: int, hi: int) -> tuple[int, int]:
     return int(a), int(b)
 
 
-def _range_keys(root: Path, n_chunks: int, lo: int, hi: int) -> list[np.ndarray]:
+def _range_keys(store, n_chunks: int, lo: int, hi: int) -> list[np.ndarray]:
     out = []
     for c in range(n_chunks):
-        keys = np.load(chunk_path(root, c, ".keys.npy"), mmap_mode="r")
+        keys = store.load_mapped(chunk_name(c, ".keys.npy"))
         a, b = _slice(keys, lo, hi)
         out.append(np.array(keys[a:b]))
         del keys
     return out
 
 
-def _write_entries(root, n_chunks, lo, hi, merged, base) -> None:
+def _write_entries(store, n_chunks, lo, hi, merged, base) -> None:
     for c in range(n_chunks):
-        keys = np.load(chunk_path(root, c, ".keys.npy"), mmap_mode="r")
+        keys = store.load_mapped(chunk_name(c, ".keys.npy"))
         a, b = _slice(keys, lo, hi)
         if b > a:
-            entries = np.load(chunk_path(root, c, ".entries.npy"), mmap_mode="r+")
-            entries[a:b] = base + np.searchsorted(merged, keys[a:b])
-            entries.flush()
-            del entries
+            with store.updating(chunk_name(c, ".entries.npy")) as entries:
+                entries[a:b] = base + np.searchsorted(merged, keys[a:b])
         del keys
