@@ -55,12 +55,62 @@ def uses_database(item: pytest.Item) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not config.getoption("--database-tests-only"):
-        return
-    kept = [item for item in items if uses_database(item)]
-    if len(kept) < len(items):
-        config.hook.pytest_deselected(items=[item for item in items if not uses_database(item)])
-        items[:] = kept
+    if config.getoption("--database-tests-only"):
+        kept = [item for item in items if uses_database(item)]
+        if len(kept) < len(items):
+            config.hook.pytest_deselected(items=[it for it in items if not uses_database(it)])
+            items[:] = kept
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    if workers > 1:
+        items[:] = slow_files_first(items, workers)
+
+
+# The test files that take longest (seconds, their tests' setup + call summed, as the CI's
+# PostgreSQL pass measured them with --durations on the loaded 2-core machine).
+SLOW_FILES = {
+    "tests/faults/test_deploy_numba.py": 103,
+    "tests/faults/test_web_kill.py": 95,
+    "tests/faults/test_db_restart.py": 80,
+    "tests/integration/test_seeding_chunked_worker.py": 40,
+    "tests/faults/test_seeding_chunk_kill.py": 31,
+    "tests/faults/test_aligner_memory.py": 32,
+}
+
+
+def slow_files_first(items: list[pytest.Item], workers: int) -> list[pytest.Item]:
+    """The collection reordered for ``--dist worksteal`` over ``workers`` processes. It hands
+    each process a contiguous share of the collection, in order (sizes as ``shares`` computes
+    them), and later moves tests from the end of the longest queue to a process that is idle.
+    Each slow file (``SLOW_FILES``, all its tests together: a module fixture is set up once)
+    goes to the head of one share, the longest first to the share with the least slow time so
+    far: every process starts on its slow tests at once, and the short tests behind them are
+    what idle processes take over at the end, instead of a long test starting last alone.
+    Every process collects the same order (xdist checks it)."""
+    slow: dict[str, list[pytest.Item]] = {}
+    rest: list[pytest.Item] = []
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        (slow.setdefault(path, []) if path in SLOW_FILES else rest).append(item)
+    heads: list[list[pytest.Item]] = [[] for _ in range(workers)]
+    load = [0] * workers
+    for path in sorted(slow, key=lambda p: (-SLOW_FILES[p], p)):
+        share = load.index(min(load))
+        heads[share].extend(slow[path])
+        load[share] += SLOW_FILES[path]
+    ordered: list[pytest.Item] = []
+    for head, size in zip(heads, shares(len(items), workers), strict=True):
+        take = max(0, size - len(head))
+        ordered.extend(head + rest[:take])
+        rest = rest[take:]
+    return ordered + rest
+
+
+def shares(n_items: int, workers: int) -> list[int]:
+    """The sizes of the processes' first shares of ``n_items`` tests (xdist's worksteal)."""
+    sizes = []
+    for i in range(workers):
+        sizes.append((n_items - sum(sizes)) // (workers - i))
+    return sizes
 
 
 @pytest.fixture(scope="session", autouse=True)
