@@ -19,7 +19,6 @@ Memory is bounded by the vocabulary and one chunk, never by the corpus:
 from __future__ import annotations
 
 import os
-import shutil
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -41,8 +40,9 @@ _LOW = np.int64(0xFFFFFFFF)
 LOAD_LOCK = threading.Lock()
 
 
-def chunk_path(root: Path, chunk: int, suffix: str = ".npz") -> Path:
-    return root / "chunks" / f"c{chunk:05d}{suffix}"
+def chunk_name(chunk: int, suffix: str = ".npz") -> str:
+    """A chunk's name in the workspace's store (``workspace_store``)."""
+    return f"chunks/c{chunk:05d}{suffix}"
 
 
 def save_atomic(path: Path, writer) -> None:
@@ -74,8 +74,8 @@ class _Encoder:
     at a time: new words are found among the chunk's distinct words, the ids by a C-level
     ``map`` over the dictionary, so no Python code runs per token."""
 
-    def __init__(self, root: Path, chunk_pairs: int, kernels, keep: set[int], lowercase: bool):
-        self.root, self.chunk_pairs, self.kernels, self.keep = root, chunk_pairs, kernels, keep
+    def __init__(self, store, chunk_pairs: int, kernels, keep: set[int], lowercase: bool):
+        self.store, self.chunk_pairs, self.kernels, self.keep = store, chunk_pairs, kernels, keep
         self.lowercase = lowercase
         self.src_vocab, self.tgt_vocab = Vocabulary(), Vocabulary()
         self.seen: dict[str, None] = {}
@@ -122,7 +122,7 @@ class _Encoder:
         if not lexicon:
             self.src_freq = _add_counts(self.src_freq, corpus.src, len(self.src_vocab))
             self.tgt_freq = _add_counts(self.tgt_freq, corpus.tgt, len(self.tgt_vocab))
-        _write_chunk(self.root, len(self.starts) - 1, corpus, self.kernels, self.src_vocab,
+        _write_chunk(self.store, len(self.starts) - 1, corpus, self.kernels, self.src_vocab,
                      self.tgt_vocab)  # fmt: skip
 
     def _see(self, src_new: list[tuple[int, str]], tgt_new: list[tuple[int, str]], corpus):
@@ -176,7 +176,7 @@ def _add_counts(acc: np.ndarray, ids: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
-def _write_chunk(root, index, corpus, kernels, src_vocab, tgt_vocab) -> None:
+def _write_chunk(store, index, corpus, kernels, src_vocab, tgt_vocab) -> None:
     """One chunk's ids, its cells (local indices) and its sorted distinct keys (packed
     ``src << 32 | tgt``, so they compare as (source, target) whatever the vocabularies grow to)."""
     cell_off = cell_offsets(corpus)
@@ -190,16 +190,14 @@ def _write_chunk(root, index, corpus, kernels, src_vocab, tgt_vocab) -> None:
     del raw
     keys = ((uniq // n_tgt) << _SHIFT) | (uniq % n_tgt)
 
-    def write(fh) -> None:
-        np.savez(fh, src=corpus.src, src_off=corpus.src_off, tgt=corpus.tgt,
-                 tgt_off=corpus.tgt_off, cells=cells, cell_off=cell_off)  # fmt: skip
-
-    save_atomic(chunk_path(root, index), write)
-    save_atomic(chunk_path(root, index, ".keys.npy"), lambda fh: np.save(fh, keys))
+    store.save_arrays(chunk_name(index), {"src": corpus.src, "src_off": corpus.src_off,
+                      "tgt": corpus.tgt, "tgt_off": corpus.tgt_off, "cells": cells,
+                      "cell_off": cell_off})  # fmt: skip
+    store.save(chunk_name(index, ".keys.npy"), keys)
 
 
 def encode_chunks(
-    root: Path,
+    store,
     pairs: Iterable[tuple[Sequence[str], Sequence[str]]],
     *,
     chunk_pairs: int,
@@ -208,9 +206,8 @@ def encode_chunks(
     gold_indices: set[int],
     kernels,
 ) -> Encoded:
-    """Stream ``pairs`` into chunk files under ``root/chunks`` (see the module docstring)."""
-    (root / "chunks").mkdir(parents=True, exist_ok=True)
-    enc = _Encoder(root, chunk_pairs, kernels, gold_indices, lowercase)
+    """Stream ``pairs`` into chunk files in ``store`` (see the module docstring)."""
+    enc = _Encoder(store, chunk_pairs, kernels, gold_indices, lowercase)
     for source, target in pairs:
         enc.add(source, target, False)
     enc.flush(False)
@@ -228,23 +225,11 @@ def encode_chunks(
     )  # fmt: skip
 
 
-def data_offset(path: Path) -> int:
-    """Where a ``.npy`` file's data start: its header parsed once (numpy parses a header with
-    ``ast.literal_eval``, too slow to repeat for every slice read)."""
-    with open(path, "rb") as fh:
-        fmt = np.lib.format
-        if fmt.read_magic(fh) == (1, 0):
-            fmt.read_array_header_1_0(fh)
-        else:
-            fmt.read_array_header_2_0(fh)
-        return fh.tell()
-
-
-def _ranges(root: Path, n_chunks: int, n_src: int) -> list[tuple[int, int]]:
+def _ranges(store, n_chunks: int, n_src: int) -> list[tuple[int, int]]:
     """Source-id ranges [lo, hi) each holding at most about RANGE_KEYS keys (with repeats)."""
     per_row = np.zeros(n_src + 1, dtype=np.int64)
     for c in range(n_chunks):
-        keys = np.load(chunk_path(root, c, ".keys.npy"))
+        keys = store.load(chunk_name(c, ".keys.npy"))
         per_row += np.bincount(keys >> _SHIFT, minlength=n_src + 1)[: n_src + 1]
     cum = np.cumsum(per_row)
     bounds = [0]
@@ -257,82 +242,58 @@ def _ranges(root: Path, n_chunks: int, n_src: int) -> list[tuple[int, int]]:
 
 
 class _ChunkKeys:
-    """Each chunk's sorted keys file, cut once at every range's bounds: a range's slice of a
-    chunk is one read at a known place, and its entries one write (no mapping, no syncing)."""
+    """Each chunk's sorted keys, cut once at every range's bounds: a range's slice of a chunk is
+    one read at a known place, and its entries one write (no mapping, no syncing per range)."""
 
-    def __init__(self, root: Path, n_chunks: int, ranges: list[tuple[int, int]]) -> None:
+    def __init__(self, store, n_chunks: int, ranges: list[tuple[int, int]]) -> None:
         edges = np.array([lo for lo, _ in ranges] + [ranges[-1][1] if ranges else 0], np.int64)
         self.files = []
         for c in range(n_chunks):
-            path = chunk_path(root, c, ".keys.npy")
-            keys = np.load(path)
-            out = chunk_path(root, c, ".entries.npy")
-            header = {"descr": "<i4", "fortran_order": False, "shape": (len(keys),)}
-            with open(out, "wb") as fh:
-                np.lib.format.write_array_header_1_0(fh, header)
-                start = fh.tell()
-                fh.truncate(start + 4 * len(keys))
+            keys_name, entries_name = chunk_name(c, ".keys.npy"), chunk_name(c, ".entries.npy")
+            keys = store.load_mapped(keys_name)
+            store.new_array(entries_name, np.int32, len(keys))
             cuts = np.searchsorted(keys, edges << _SHIFT)
-            self.files.append((path, data_offset(path), out, start, cuts))
+            self.files.append((store.slices(keys_name, np.int64),
+                               store.slices(entries_name, np.int32), cuts))  # fmt: skip
             del keys
 
     def range_keys(self, r: int) -> list[np.ndarray]:
         """Every chunk's keys in range ``r`` (chunk order)."""
-        out = []
-        for path, offset, _, _, cuts in self.files:
-            a, b = int(cuts[r]), int(cuts[r + 1])
-            with open(path, "rb") as fh:
-                fh.seek(offset + 8 * a)
-                out.append(np.fromfile(fh, dtype=np.int64, count=b - a))
-        return out
+        return [keys.read(int(cuts[r]), int(cuts[r + 1])) for keys, _, cuts in self.files]
 
     def write_entries(self, r: int, sizes: list[int], entries: np.ndarray) -> None:
         """Range ``r``'s table indices of every chunk's keys (concatenated in chunk order)."""
         at = 0
-        for (_, _, out, start, cuts), size in zip(self.files, sizes, strict=True):
+        for (_, out, cuts), size in zip(self.files, sizes, strict=True):
             if size:
-                with open(out, "r+b") as fh:
-                    fh.seek(start + 4 * int(cuts[r]))
-                    entries[at : at + size].astype(np.int32).tofile(fh)
+                out.write(int(cuts[r]), entries[at : at + size].astype(np.int32))
                 at += size
 
 
-def build_table(root: Path, n_chunks: int, n_src: int) -> tuple[np.ndarray, np.ndarray]:
+def build_table(store, n_chunks: int, n_src: int) -> tuple[np.ndarray, np.ndarray]:
     """The CSR table ``(row_off, col)`` of every word pair in the chunks, saved as
     ``table_row_off.npy`` and ``table_col.npy`` (``col`` is returned memory-mapped: it is
     written range by range, never whole in memory); writes each chunk's ``entries`` file and
     removes its keys file."""
-    ranges = _ranges(root, n_chunks, n_src)
-    chunks = _ChunkKeys(root, n_chunks, ranges)
+    ranges = _ranges(store, n_chunks, n_src)
+    chunks = _ChunkKeys(store, n_chunks, ranges)
     row_len = np.zeros(n_src, dtype=np.int64)
-    raw = root / "table_col.raw"
     base = 0
-    with open(raw, "wb") as cols:
+    with store.appending("table_col.npy", np.int32) as cols:
         for r, (lo, hi) in enumerate(ranges):
             parts = chunks.range_keys(r)
             merged, where = _sorted_unique(parts)
             row_len[lo:hi] = np.bincount((merged >> _SHIFT) - lo, minlength=hi - lo)[: hi - lo]
-            (merged & _LOW).astype(np.int32).tofile(cols)
+            cols.append((merged & _LOW).astype(np.int32))
             chunks.write_entries(r, [len(p) for p in parts], where + base)
             base += len(merged)
             del merged, parts, where
     for c in range(n_chunks):
-        chunk_path(root, c, ".keys.npy").unlink()
+        store.remove(chunk_name(c, ".keys.npy"))
     row_off = np.zeros(n_src + 1, dtype=np.int64)
     np.cumsum(row_len, out=row_off[1:])
-    np.save(root / "table_row_off.npy", row_off)
-    _raw_to_npy(raw, root / "table_col.npy", base)
-    return row_off, np.load(root / "table_col.npy", mmap_mode="r")
-
-
-def _raw_to_npy(raw: Path, out: Path, n: int) -> None:
-    """``raw`` (n int32 values) as a ``.npy`` file, copied through a small buffer."""
-    header = {"descr": np.lib.format.dtype_to_descr(np.dtype(np.int32)), "fortran_order": False,
-              "shape": (n,)}  # fmt: skip
-    with open(out, "wb") as dst, open(raw, "rb") as src:
-        np.lib.format.write_array_header_1_0(dst, header)
-        shutil.copyfileobj(src, dst, 1 << 22)
-    raw.unlink()
+    store.save("table_row_off.npy", row_off)
+    return row_off, store.load_mapped("table_col.npy")
 
 
 def _sorted_unique(parts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

@@ -10,11 +10,10 @@ normalises them (``_csr_kernels``) into the next float32 t.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from alignment_core.aligner.corpus_store import LOAD_LOCK, chunk_path, data_offset, save_atomic
+from alignment_core.aligner.corpus_store import chunk_name
 from alignment_core.aligner.hmm import MM_ITERATIONS
 from alignment_core.aligner.table import DIRECTIONS, Direction
 from alignment_core.aligner.vocab import FlatCorpus
@@ -37,10 +36,10 @@ class ChunkData:
 
 
 def load_chunk(ws, chunk: int) -> ChunkData:
-    with LOAD_LOCK, np.load(chunk_path(ws.root, chunk)) as z:
-        corpus = FlatCorpus(z["src"], z["src_off"], z["tgt"], z["tgt_off"])
-        cells, cell_off = z["cells"], z["cell_off"]
-        entries = np.load(chunk_path(ws.root, chunk, ".entries.npy"))
+    z = ws.store.load_arrays(chunk_name(chunk))
+    corpus = FlatCorpus(z["src"], z["src_off"], z["tgt"], z["tgt_off"])
+    cells, cell_off = z["cells"], z["cell_off"]
+    entries = ws.store.load(chunk_name(chunk, ".entries.npy"))
     lo, hi = ws.chunk_pairs(chunk)
     return ChunkData(corpus, cells, cell_off, entries, chunk_weights(ws, lo, hi))
 
@@ -82,42 +81,40 @@ def estep(ws, data: ChunkData, d: Direction, t_table: np.ndarray, jw: np.ndarray
     return {"ll": ll, "counts": counts, "jumps": jumps, "rows": rows}
 
 
-def _counts_file(folder: Path, chunk: int, suffix: str) -> Path:
-    return folder / f"c{chunk:05d}{suffix}"
+def _counts_file(folder: str, chunk: int, suffix: str) -> str:
+    return f"{folder}/c{chunk:05d}{suffix}"
 
 
-def write_counts(folder: Path, chunk: int, tag: str, result: dict) -> None:
+def write_counts(store, folder: str, chunk: int, tag: str, result: dict) -> None:
     """One direction's counts, then the small ``.{tag}.done.npz`` that marks them complete."""
-    save_atomic(
-        _counts_file(folder, chunk, f".{tag}.npy"), lambda fh: np.save(fh, result["counts"])
-    )
+    store.save(_counts_file(folder, chunk, f".{tag}.npy"), result["counts"])
     small = {"ll": result["ll"], "jumps": result["jumps"], "rows": result["rows"]}
-    save_atomic(_counts_file(folder, chunk, f".{tag}.done.npz"), lambda fh: np.savez(fh, **small))
+    store.save_arrays(_counts_file(folder, chunk, f".{tag}.done.npz"), small)
 
 
-def counts_done(folder: Path, chunk: int, tags: str = "fb") -> bool:
-    return all(_counts_file(folder, chunk, f".{tag}.done.npz").exists() for tag in tags)
+def counts_done(store, folder: str, chunk: int, tags: str = "fb") -> bool:
+    return all(store.exists(_counts_file(folder, chunk, f".{tag}.done.npz")) for tag in tags)
 
 
-def _small_sums(ws, folder: Path, tag: str, hmm: bool):
+def _small_sums(ws, folder: str, tag: str, hmm: bool):
     """The chunks' log-likelihoods, jump counts and row counts, added in chunk order."""
     ll, jumps, rows = 0.0, None, None
     if hmm and not ws.n_chunks:
         S = ws.meta["max_states"]
         jumps, rows = np.zeros(ws.jump_classes[2]), np.zeros((S + 1, S + 1))
     for c in range(ws.n_chunks):
-        with np.load(_counts_file(folder, c, f".{tag}.done.npz")) as z:
-            ll += float(z["ll"])
-            if hmm:
-                if jumps is None:
-                    jumps, rows = z["jumps"].copy(), z["rows"].copy()
-                else:
-                    jumps += z["jumps"]
-                    rows += z["rows"]
+        z = ws.store.load_arrays(_counts_file(folder, c, f".{tag}.done.npz"))
+        ll += float(z["ll"])
+        if hmm:
+            if jumps is None:
+                jumps, rows = z["jumps"].copy(), z["rows"].copy()
+            else:
+                jumps += z["jumps"]
+                rows += z["rows"]
     return ll, jumps, rows
 
 
-def mstep(ws, step: int, folder: Path) -> None:
+def mstep(ws, step: int, folder: str) -> None:
     """Write the parameters of ``step + 1`` (t files first, then the small ``.npz`` marker)."""
     cfg, k = ws.config, ws.kernels
     hmm = step >= cfg.ibm1_iterations
@@ -166,44 +163,35 @@ def _row_blocks(row_off: np.ndarray) -> list[tuple[int, int]]:
     return blocks
 
 
-def _read_slice(path: Path, offset: int, dtype, a: int, b: int) -> np.ndarray:
-    """Elements a..b-1 of a ``.npy`` file whose data start at ``offset``, read (not mapped:
-    nothing stays resident)."""
-    with open(path, "rb") as fh:
-        fh.seek(offset + a * np.dtype(dtype).itemsize)
-        return np.fromfile(fh, dtype=dtype, count=b - a)
-
-
 class _ChunkCounts:
     """Every chunk's counts of one direction, read block by block: each chunk's cut points at
     the block bounds are found once (its entries are sorted)."""
 
-    def __init__(self, ws, folder: Path, tag: str, bounds: np.ndarray, obs) -> None:
+    def __init__(self, ws, folder: str, tag: str, bounds: np.ndarray, obs) -> None:
         self.ws, self.obs = ws, obs
         self.files = []
         for c in range(ws.n_chunks):
-            entries_path = chunk_path(ws.root, c, ".entries.npy")
-            cuts = np.searchsorted(np.load(entries_path, mmap_mode="r"), bounds)
-            counts_path = _counts_file(folder, c, f".{tag}.npy")
-            self.files.append((entries_path, data_offset(entries_path), counts_path,
-                               data_offset(counts_path), cuts))  # fmt: skip
+            entries_name = chunk_name(c, ".entries.npy")
+            cuts = np.searchsorted(ws.store.load_mapped(entries_name), bounds)
+            counts_name = _counts_file(folder, c, f".{tag}.npy")
+            self.files.append((ws.store.slices(entries_name, np.int32),
+                               ws.store.slices(counts_name, np.float64), cuts))  # fmt: skip
 
     def block(self, b: int, lo: int, hi: int) -> np.ndarray:
         """Entries lo..hi-1 (block b)'s counts: every chunk's, in chunk order, then observed."""
         acc = np.zeros(hi - lo)
         add = self.ws.kernels.add_sorted
-        for entries_path, entries_at, counts_path, counts_at, cuts in self.files:
+        for entries, counts, cuts in self.files:
             a, z = int(cuts[b]), int(cuts[b + 1])
             if z > a:
-                add(acc, lo, _read_slice(entries_path, entries_at, np.int32, a, z),
-                    _read_slice(counts_path, counts_at, np.float64, a, z))  # fmt: skip
+                add(acc, lo, entries.read(a, z), counts.read(a, z))
         if self.obs is not None:
             a, z = np.searchsorted(self.obs["idx"], [lo, hi])
             add(acc, lo, self.obs["idx"][a:z], self.obs["t"][a:z])
         return acc
 
 
-def _normalise(ws, folder: Path, i: int, d: Direction, obs) -> np.ndarray:
+def _normalise(ws, folder: str, i: int, d: Direction, obs) -> np.ndarray:
     """The next t of direction ``i`` (float32), as ``_kernels.normalize_t`` computes it."""
     k, alpha = ws.kernels, float(ws.config.t_smoothing)
     row_off, col = ws.row_off, np.asarray(ws.col)

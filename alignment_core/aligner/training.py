@@ -12,8 +12,9 @@ same model. Progress is reported from the calling thread only.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Sized
 from concurrent.futures import ThreadPoolExecutor
+from itertools import chain, islice
 from pathlib import Path
 
 from alignment_core.aligner.config import AlignerConfig
@@ -42,12 +43,31 @@ def train(
     cfg = config or AlignerConfig()
     report = progress or silent
     report(0.0, "preparing the corpus")
-    with tempfile.TemporaryDirectory(prefix="gridalign-em-") as tmp:
-        ws = Workspace.create(Path(tmp) / "em", pairs, cfg, gold)
+    one_chunk, pairs = _one_chunk(pairs, cfg.chunk_pairs)
+    if one_chunk:
+        ws = Workspace.in_memory(pairs, cfg, gold)
         run_em(ws, cfg.threads, report)
         model = ws.model()
+    else:
+        with tempfile.TemporaryDirectory(prefix="gridalign-em-") as tmp:
+            ws = Workspace.create(Path(tmp) / "em", pairs, cfg, gold)
+            run_em(ws, cfg.threads, report)
+            model = ws.model()
     report(1.0, "trained")
     return model
+
+
+def _one_chunk(pairs: TokenPairs, chunk_pairs: int) -> tuple[bool, TokenPairs]:
+    """Whether ``pairs`` are one chunk's worth, and the pairs to read (a stream's first chunk
+    read ahead, then the rest). Such a corpus trains in memory (``Workspace.in_memory``, no
+    file): the E-step holds a whole chunk in memory anyway."""
+    if isinstance(pairs, Sized):
+        return len(pairs) <= chunk_pairs, pairs
+    stream = iter(pairs)
+    head = list(islice(stream, chunk_pairs + 1))
+    if len(head) <= chunk_pairs:
+        return True, head
+    return False, chain(head, stream)
 
 
 def run_em(ws: Workspace, threads: int = 1, progress: Progress | None = None) -> None:

@@ -37,7 +37,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import json
-import shutil
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
@@ -48,12 +47,7 @@ import numpy as np
 from alignment_core.aligner import em_chunks
 from alignment_core.aligner._kernels import get_kernels
 from alignment_core.aligner.config import AlignerConfig
-from alignment_core.aligner.corpus_store import (
-    LOAD_LOCK,
-    build_table,
-    encode_chunks,
-    save_atomic,
-)
+from alignment_core.aligner.corpus_store import build_table, encode_chunks
 from alignment_core.aligner.hmm import initial_jump_weights
 from alignment_core.aligner.model import (
     AlignerModel,
@@ -64,6 +58,7 @@ from alignment_core.aligner.model import (
 from alignment_core.aligner.table import DIRECTIONS, jump_class_table
 from alignment_core.aligner.vocab import Vocabulary
 from alignment_core.aligner.workspace_setup import gold_counts, identity_entries, write_links
+from alignment_core.aligner.workspace_store import FolderStore, MemoryStore
 from alignment_core.alignment import Alignment
 
 FORMAT = 1
@@ -82,8 +77,8 @@ TokenPairs = Iterable[tuple[Sequence[str], Sequence[str]]]
 class Workspace:
     """A training run's folder (see the module docstring)."""
 
-    def __init__(self, root: Path, meta: dict) -> None:
-        self.root = root
+    def __init__(self, store: FolderStore | MemoryStore, meta: dict) -> None:
+        self.store = store
         self.meta = meta
         self.config = AlignerConfig.from_dict(meta["config"])
         self.kernels = get_kernels()
@@ -102,25 +97,41 @@ class Workspace:
     ) -> Workspace:
         """Encode ``pairs`` (streamed once; token lists, 0-based ``gold`` indices into them)
         into a new folder ``path`` (created; must be empty or absent), ready for step 0."""
-        cfg = config or AlignerConfig()
-        size = int(chunk_pairs or cfg.chunk_pairs)
-        if size < 1:
-            raise ValueError(f"chunk_pairs must be at least 1, got {size}")
         root = Path(path)
         root.mkdir(parents=True, exist_ok=True)
         if any(root.iterdir()):
             raise ValueError(f"{root}: a new workspace needs an empty folder")
+        return cls._create(FolderStore(root), pairs, config, gold, chunk_pairs)
+
+    @classmethod
+    def in_memory(
+        cls,
+        pairs: TokenPairs,
+        config: AlignerConfig | None = None,
+        gold: Mapping[int, Alignment] | None = None,
+        chunk_pairs: int | None = None,
+    ) -> Workspace:
+        """``create`` with every array kept in this process instead of a folder (for a corpus
+        that fits in memory: the same EM, the same bits, no file; ``workspace_store``)."""
+        return cls._create(MemoryStore(), pairs, config, gold, chunk_pairs)
+
+    @classmethod
+    def _create(cls, store, pairs, config, gold, chunk_pairs) -> Workspace:
+        cfg = config or AlignerConfig()
+        size = int(chunk_pairs or cfg.chunk_pairs)
+        if size < 1:
+            raise ValueError(f"chunk_pairs must be at least 1, got {size}")
         gold = dict(gold or {})
         kernels = get_kernels()
-        enc = encode_chunks(root, pairs, chunk_pairs=size, lowercase=cfg.lowercase,
+        enc = encode_chunks(store, pairs, chunk_pairs=size, lowercase=cfg.lowercase,
                             identity_lexicon=cfg.identity_lexicon,
                             gold_indices={int(n) for n in gold}, kernels=kernels)  # fmt: skip
         n_chunks = len(enc.chunk_starts)
         n_corpus_chunks = sum(1 for s in enc.chunk_starts if s < enc.n_pairs)
-        row_off, col = build_table(root, n_chunks, len(enc.src_vocab))
-        np.save(root / "src_words.npy", enc.src_vocab.to_array())
-        np.save(root / "tgt_words.npy", enc.tgt_vocab.to_array())
-        np.save(root / "identity_entries.npy", identity_entries(enc, row_off, col, kernels))
+        row_off, col = build_table(store, n_chunks, len(enc.src_vocab))
+        store.save("src_words.npy", enc.src_vocab.to_array())
+        store.save("tgt_words.npy", enc.tgt_vocab.to_array())
+        store.save("identity_entries.npy", identity_entries(enc, row_off, col, kernels))
         meta = {
             "format": FORMAT, "config": cfg.to_dict(), "chunk_pairs": size,
             "n_pairs": enc.n_pairs, "n_total": enc.n_pairs + len(enc.lexicon),
@@ -129,11 +140,11 @@ class Workspace:
             "max_states": enc.max_len, "lexicon_entries": len(enc.lexicon),
             "gold_pairs": len(gold),
         }  # fmt: skip
-        ws = cls(root, meta)
+        ws = cls(store, meta)
         gold_counts(ws, enc, gold, row_off, col)
         ws._initial_params()
-        release_memory()
-        save_atomic(root / "meta.json", lambda fh: fh.write(json.dumps(meta).encode()))
+        ws._release_memory()
+        store.save_json("meta.json", meta)
         return ws
 
     @classmethod
@@ -146,7 +157,7 @@ class Workspace:
             raise ValueError(f"{root}: not an aligner workspace ({exc})") from exc
         if meta.get("format") != FORMAT:
             raise ValueError(f"{root}: workspace format {meta.get('format')}, expected {FORMAT}")
-        return cls(root, meta)
+        return cls(FolderStore(root), meta)
 
     # -- shape of the run ----------------------------------------------------------------
     @property
@@ -179,7 +190,7 @@ class Workspace:
 
     def is_done(self, step: int) -> bool:
         """Whether ``mstep(step)`` has written the parameters of step + 1."""
-        return (self._params_path(step + 1, ".npz")).exists()
+        return self.store.exists(self._params_path(step + 1, ".npz"))
 
     # -- EM ------------------------------------------------------------------------------
     def estep(self, step: int, chunk: int, direction: int | None = None) -> None:
@@ -196,35 +207,35 @@ class Workspace:
         hmm = step >= self.config.ibm1_iterations
         jumps = self._jumps(step)
         folder = self._counts_dir(step)
-        folder.mkdir(parents=True, exist_ok=True)
         for i in (0, 1) if direction is None else (direction,):
             t = self._t(step, i)
             result = em_chunks.estep(self, data, DIRECTIONS[i], t, jumps[i], hmm)
-            em_chunks.write_counts(folder, chunk, "fb"[i], result)
+            em_chunks.write_counts(self.store, folder, chunk, "fb"[i], result)
             del result
         del data
-        release_memory()
+        self._release_memory()
 
     def mstep(self, step: int) -> None:
         """Parameters of ``step + 1`` from every chunk's counts of ``step`` (chunk order)."""
         self._check_step(step)
         folder = self._counts_dir(step)
-        missing = [c for c in range(self.n_chunks) if not em_chunks.counts_done(folder, c)]
+        missing = [
+            c for c in range(self.n_chunks) if not em_chunks.counts_done(self.store, folder, c)
+        ]
         if missing:
             shown = ", ".join(map(str, missing[:10])) + (" …" if len(missing) > 10 else "")
             raise ValueError(f"step {step}: no counts yet for chunk(s) {shown}")
         em_chunks.mstep(self, step, folder)
         self._forget(step - 1)
-        release_memory()
+        self._release_memory()
 
     def model(self) -> AlignerModel:
         """The trained model (after the last M-step)."""
         last = self.n_steps
-        if not self._params_path(last, ".npz").exists():
-            raise ValueError(f"{self.root}: training is not finished (step {last} not reached)")
-        with np.load(self._params_path(last, ".npz")) as z:
-            lls = {k: z[k].tolist() for k in z.files if k.startswith("ll_")}
-            jumps = [z["jump_f"], z["jump_b"]]
+        self._check_finished()
+        z = self.store.load_arrays(self._params_path(last, ".npz"))
+        lls = {k: v.tolist() for k, v in z.items() if k.startswith("ll_")}
+        jumps = [z["jump_f"], z["jump_b"]]
         ibm1 = self.config.ibm1_iterations
         directions = []
         for i, tag in enumerate("fb"):
@@ -240,7 +251,7 @@ class Workspace:
             info={"pairs": self.meta["n_pairs"], "gold_pairs": self.meta["gold_pairs"],
                   "lexicon_entries": self.meta["lexicon_entries"], "table_entries": K},
         )  # fmt: skip
-        model.set_identity_fallback(np.load(self.root / "identity_entries.npy"))
+        model.set_identity_fallback(self.store.load("identity_entries.npy"))
         return model
 
     def alignments(self, chunk: int) -> list[Alignment]:
@@ -249,8 +260,7 @@ class Workspace:
         if not 0 <= chunk < self.n_corpus_chunks:
             raise ValueError(f"chunk {chunk} holds no corpus pairs (0..{self.n_corpus_chunks - 1})")
         last = self.n_steps
-        if not self._params_path(last, ".npz").exists():
-            raise ValueError(f"{self.root}: training is not finished (step {last} not reached)")
+        self._check_finished()
         data = em_chunks.load_chunk(self, chunk)
         jumps = self._jumps(last)
         states = [
@@ -286,26 +296,25 @@ class Workspace:
     # -- files ---------------------------------------------------------------------------
     @cached_property
     def row_off(self) -> np.ndarray:
-        return np.load(self.root / "table_row_off.npy")
+        return self.store.load("table_row_off.npy")
 
     @property
     def col(self) -> np.ndarray:
         """The table's target ids, memory-mapped afresh: a caller that drops it unmaps it (the
         E-steps and the aligning never need it resident)."""
-        return np.load(self.root / "table_col.npy", mmap_mode="r")
+        return self.store.load_mapped("table_col.npy")
 
     @cached_property
     def src_vocab(self) -> Vocabulary:
-        return Vocabulary.from_array(np.load(self.root / "src_words.npy"))
+        return Vocabulary.from_array(self.store.load("src_words.npy"))
 
     @cached_property
     def tgt_vocab(self) -> Vocabulary:
-        return Vocabulary.from_array(np.load(self.root / "tgt_words.npy"))
+        return Vocabulary.from_array(self.store.load("tgt_words.npy"))
 
     @cached_property
     def _gold(self) -> dict[str, np.ndarray]:
-        with LOAD_LOCK, np.load(self.root / "gold.npz") as z:
-            return {k: z[k] for k in z.files}
+        return self.store.load_arrays("gold.npz")
 
     @property
     def gold_pair_idx(self) -> np.ndarray:
@@ -331,23 +340,37 @@ class Workspace:
         cfg = self.config
         return jump_class_table(self.meta["max_states"], cfg.jump_exact, cfg.jump_buckets)
 
+    def _release_memory(self) -> None:
+        """``release_memory`` after a step over files (~1 ms a call): an in-memory workspace
+        keeps its arrays anyway, and its corpus is one chunk."""
+        if isinstance(self.store, FolderStore):
+            release_memory()
+
     def _check_step(self, step: int) -> None:
         if not 0 <= step < self.n_steps:
             raise ValueError(f"step {step} out of range 0..{self.n_steps - 1}")
 
-    def _params_path(self, step: int, suffix: str) -> Path:
-        return self.root / "params" / f"p{step:03d}{suffix}"
+    def _check_finished(self) -> None:
+        last = self.n_steps
+        if not self.store.exists(self._params_path(last, ".npz")):
+            where = getattr(self.store, "root", "the workspace")
+            raise ValueError(f"{where}: training is not finished (step {last} not reached)")
 
-    def _counts_dir(self, step: int) -> Path:
-        return self.root / "counts" / f"s{step:03d}"
+    def _params_path(self, step: int, suffix: str) -> str:
+        return f"params/p{step:03d}{suffix}"
+
+    def _counts_dir(self, step: int) -> str:
+        return f"counts/s{step:03d}"
 
     def _t(self, step: int, d_index: int) -> np.ndarray:
         """t of a direction before ``step`` (float32, read once per process and step)."""
         key = (step, d_index)
-        with self._lock, LOAD_LOCK:
+        with self._lock:
             if key not in self._t_cache:
                 self._t_cache = {}  # one table at a time: E-steps run direction by direction
-                self._t_cache[key] = np.load(self._params_path(step, f".{'fb'[d_index]}.npy"))
+                self._t_cache[key] = self.store.load(
+                    self._params_path(step, f".{'fb'[d_index]}.npy")
+                )
             return self._t_cache[key]
 
     def drop_tables(self) -> None:
@@ -356,38 +379,36 @@ class Workspace:
             self._t_cache = {}
 
     def _jumps(self, step: int) -> list[np.ndarray]:
-        with LOAD_LOCK, np.load(self._params_path(step, ".npz")) as z:
-            return [z["jump_f"], z["jump_b"]]
+        z = self.store.load_arrays(self._params_path(step, ".npz"))
+        return [z["jump_f"], z["jump_b"]]
 
     def _initial_params(self) -> None:
         """Step 0: t uniform over each direction's emitted vocabulary, uniform jumps."""
-        (self.root / "params").mkdir(exist_ok=True)
         n_classes = self.jump_classes[2]
         for tag, n_emit in (("f", self.meta["n_tgt"]), ("b", self.meta["n_src"])):
             t = np.full(self.n_entries, 1.0 / n_emit, dtype=np.float32)
-            save_atomic(self._params_path(0, f".{tag}.npy"), lambda fh, t=t: np.save(fh, t))
+            self.store.save(self._params_path(0, f".{tag}.npy"), t)
         w = initial_jump_weights(n_classes)
         self.write_params(0, {"jump_f": w, "jump_b": w, "ll_f": [], "ll_b": []})
 
     def write_params(self, step: int, arrays: dict) -> None:
         """The small parameters of ``step`` (written after its t files: their marker)."""
-        save_atomic(
+        self.store.save_arrays(
             self._params_path(step, ".npz"),
-            lambda fh: np.savez(fh, **{k: np.asarray(v, np.float64) for k, v in arrays.items()}),
+            {k: np.asarray(v, np.float64) for k, v in arrays.items()},
         )
 
     def write_t(self, step: int, d_index: int, t: np.ndarray) -> None:
-        tag = "fb"[d_index]
-        save_atomic(self._params_path(step, f".{tag}.npy"), lambda fh: np.save(fh, t))
+        self.store.save(self._params_path(step, f".{'fb'[d_index]}.npy"), t)
 
     def params_lls(self, step: int) -> dict[str, list[float]]:
-        with np.load(self._params_path(step, ".npz")) as z:
-            return {"ll_f": z["ll_f"].tolist(), "ll_b": z["ll_b"].tolist()}
+        z = self.store.load_arrays(self._params_path(step, ".npz"))
+        return {"ll_f": z["ll_f"].tolist(), "ll_b": z["ll_b"].tolist()}
 
     def _forget(self, step: int) -> None:
         """Drop what no later step reads: the counts of ``step`` and its t files."""
         if step < 0:
             return
-        shutil.rmtree(self._counts_dir(step), ignore_errors=True)
+        self.store.remove_folder(self._counts_dir(step))
         for tag in "fb":
-            self._params_path(step, f".{tag}.npy").unlink(missing_ok=True)
+            self.store.remove(self._params_path(step, f".{tag}.npy"))

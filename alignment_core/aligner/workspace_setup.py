@@ -56,7 +56,7 @@ def gold_counts(ws, enc: Encoded, gold: Mapping[int, Alignment], row_off, col) -
     arrays: dict[str, np.ndarray] = {"pair_idx": links.pair_idx.copy()}
     if len(links):
         arrays.update(_observed(ws, enc, links, row_off, col))
-    save_atomic(ws.root / "gold.npz", lambda fh: np.savez(fh, **arrays))
+    ws.store.save_arrays("gold.npz", arrays)
 
 
 def _observed(ws, enc: Encoded, links: GoldLinks, row_off, col) -> dict[str, np.ndarray]:

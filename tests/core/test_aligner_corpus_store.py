@@ -4,12 +4,20 @@ both must give exactly what a plain pair-by-pair reading and one global sort giv
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from alignment_core.aligner import corpus_store
 from alignment_core.aligner._kernels import get_kernels
-from alignment_core.aligner.corpus_store import build_table, chunk_path, encode_chunks
+from alignment_core.aligner.corpus_store import build_table, chunk_name, encode_chunks
 from alignment_core.aligner.synthetic import synthetic_corpus
 from alignment_core.aligner.vocab import Vocabulary
+from alignment_core.aligner.workspace_store import FolderStore, MemoryStore
+
+
+@pytest.fixture(params=["folder", "memory"])
+def store(request, tmp_path):
+    """Both stores a workspace keeps its arrays in: the same code must give the same arrays."""
+    return FolderStore(tmp_path) if request.param == "folder" else MemoryStore()
 
 
 def _pairs():
@@ -33,24 +41,24 @@ def _reference(pairs):
     return src_vocab, tgt_vocab, ids, list(lexicon)
 
 
-def _encode(tmp_path, pairs, chunk_pairs):
-    return encode_chunks(tmp_path, iter(pairs), chunk_pairs=chunk_pairs, lowercase=True,
+def _encode(store, pairs, chunk_pairs):
+    return encode_chunks(store, iter(pairs), chunk_pairs=chunk_pairs, lowercase=True,
                          identity_lexicon=True, gold_indices={4, 31},
                          kernels=get_kernels())  # fmt: skip
 
 
-def test_chunked_encoding_gives_the_ids_and_lexicon_of_a_pair_by_pair_reading(tmp_path):
+def test_chunked_encoding_gives_the_ids_and_lexicon_of_a_pair_by_pair_reading(store):
     pairs = _pairs()
     src_vocab, tgt_vocab, ids, lexicon = _reference(pairs)
-    enc = _encode(tmp_path, pairs, chunk_pairs=16)
+    enc = _encode(store, pairs, chunk_pairs=16)
     assert enc.lexicon == lexicon
     assert enc.n_pairs == len(pairs)
     got = []
     for c in range(sum(1 for s in enc.chunk_starts if s < enc.n_pairs)):
-        with np.load(chunk_path(tmp_path, c)) as z:
-            for n in range(len(z["src_off"]) - 1):
-                got.append((z["src"][z["src_off"][n] : z["src_off"][n + 1]].tolist(),
-                            z["tgt"][z["tgt_off"][n] : z["tgt_off"][n + 1]].tolist()))  # fmt: skip
+        z = store.load_arrays(chunk_name(c))
+        for n in range(len(z["src_off"]) - 1):
+            got.append((z["src"][z["src_off"][n] : z["src_off"][n + 1]].tolist(),
+                        z["tgt"][z["tgt_off"][n] : z["tgt_off"][n + 1]].tolist()))  # fmt: skip
     assert got == ids
     # the lexicon's one-word pairs add the words missing on a side after the corpus's
     for w in lexicon:
@@ -61,24 +69,24 @@ def test_chunked_encoding_gives_the_ids_and_lexicon_of_a_pair_by_pair_reading(tm
     assert enc.max_len == max(max(len(s), len(t)) for s, t in pairs)
 
 
-def test_table_merged_range_by_range_holds_every_cell_of_every_chunk(tmp_path, monkeypatch):
+def test_table_merged_range_by_range_holds_every_cell_of_every_chunk(store, monkeypatch):
     monkeypatch.setattr(corpus_store, "RANGE_KEYS", 500)
     pairs = _pairs()
-    enc = _encode(tmp_path, pairs, chunk_pairs=16)
+    enc = _encode(store, pairs, chunk_pairs=16)
     n_chunks, n_src, n_tgt = len(enc.chunk_starts), len(enc.src_vocab), len(enc.tgt_vocab)
-    assert len(corpus_store._ranges(tmp_path, n_chunks, n_src)) > 3
-    row_off, col = build_table(tmp_path, n_chunks, n_src)
+    assert len(corpus_store._ranges(store, n_chunks, n_src)) > 3
+    row_off, col = build_table(store, n_chunks, n_src)
     rows = np.repeat(np.arange(n_src), np.diff(row_off))
     table_keys = rows * n_tgt + np.asarray(col)
     every = []
     for c in range(n_chunks):
-        with np.load(chunk_path(tmp_path, c)) as z:
-            n = len(z["src_off"]) - 1
-            raw = np.empty(int(z["cell_off"][-1]), dtype=np.int64)
-            get_kernels().cell_keys(z["src"], z["src_off"], z["tgt"], z["tgt_off"],
-                                    z["cell_off"], np.int64(n_tgt), raw)  # fmt: skip
-            entries = np.load(chunk_path(tmp_path, c, ".entries.npy"))
-            assert n > 0
-            np.testing.assert_array_equal(table_keys[entries[z["cells"]]], raw)
-            every.append(raw)
+        z = store.load_arrays(chunk_name(c))
+        n = len(z["src_off"]) - 1
+        raw = np.empty(int(z["cell_off"][-1]), dtype=np.int64)
+        get_kernels().cell_keys(z["src"], z["src_off"], z["tgt"], z["tgt_off"],
+                                z["cell_off"], np.int64(n_tgt), raw)  # fmt: skip
+        entries = store.load(chunk_name(c, ".entries.npy"))
+        assert n > 0
+        np.testing.assert_array_equal(table_keys[entries[z["cells"]]], raw)
+        every.append(raw)
     np.testing.assert_array_equal(table_keys, np.unique(np.concatenate(every)))

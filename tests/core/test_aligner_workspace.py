@@ -4,12 +4,14 @@ workers run them) give the model ``train`` gives in one process, bit for bit."""
 from __future__ import annotations
 
 import random
+import tempfile
 
 import numpy as np
 import pytest
 
 from alignment_core.aligner import AlignerConfig, train
 from alignment_core.aligner.synthetic import synthetic_corpus
+from alignment_core.aligner.training import run_em
 from alignment_core.aligner.workspace import Workspace
 from alignment_core.aligner.workspace_setup import read_links
 
@@ -73,3 +75,32 @@ def test_a_workspace_needs_an_empty_folder(tmp_path, corpus):
         Workspace.create(tmp_path / "ws", corpus.pairs[:10], CONFIG)
     with pytest.raises(ValueError, match="not an aligner workspace"):
         Workspace.open(tmp_path / "ws")
+
+
+def test_a_corpus_of_one_chunk_trains_in_memory_to_the_folders_bits(tmp_path, corpus, monkeypatch):
+    """``train`` keeps a corpus of at most one chunk (a list, or a stream read ahead) in memory
+    — no file while it trains — and gets the very model a workspace folder gives; a longer
+    stream goes to a folder."""
+    pairs, gold = corpus.pairs[:70], {3: corpus.gold[3]}
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    seen: list[int] = []
+
+    def progress(fraction, stage):
+        seen.append(len(list((tmp_path / "tmp").rglob("*"))))
+
+    for one_chunk in (pairs, iter(pairs)):
+        seen.clear()
+        in_memory = train(one_chunk, CONFIG, gold=gold, progress=progress)
+        assert len(seen) > 2 and not any(seen)
+    ws = Workspace.create(tmp_path / "ws", iter(pairs), CONFIG, gold=gold)
+    run_em(ws)
+    on_disk = ws.model()
+    assert in_memory.log_likelihoods == on_disk.log_likelihoods
+    assert np.array_equal(in_memory.forward.t, on_disk.forward.t)
+    assert np.array_equal(in_memory.backward.t, on_disk.backward.t)
+    assert np.array_equal(in_memory.forward.jump_weights, on_disk.forward.jump_weights)
+    assert in_memory.align(pairs) == on_disk.align(pairs)
+    seen.clear()
+    train(iter(corpus.pairs[:71]), CONFIG, progress=progress)
+    assert max(seen) > 0  # two chunks: trained in a folder

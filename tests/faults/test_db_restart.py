@@ -199,8 +199,7 @@ def test_postgres_restarted_during_a_burst_of_saves_loses_no_acknowledged_save(
     private_postgres, tmp_path
 ):
     env = app_env(database_url=private_postgres.create_database("gridalign"), var_dir=tmp_path)
-    prepare(env)
-    people = django_script(env, SETUP.format(clients=CLIENTS))
+    people = prepare(env, SETUP.format(clients=CLIENTS))
     server = WebServer(env, workers=2)
     server.start()
     try:

@@ -68,8 +68,7 @@ def deployment(tmp_path_factory):
     """A deployment shared by the tests: one annotator, one pair for each test."""
     folder: Path = tmp_path_factory.mktemp("web-kill")
     env = app_env(database_url=f"sqlite:///{folder}/web-kill.sqlite3", var_dir=folder)
-    prepare(env)
-    assignments = django_script(env, SETUP)
+    assignments = prepare(env, SETUP)
     server = WebServer(env, workers=2)
     server.start()
     yield server, env, assignments
