@@ -8,6 +8,7 @@ Celery worker, Chromium) call ``need(...)``: on a laptop without it they skip, b
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -140,6 +141,8 @@ def _flush_by_delete_on_postgresql():
     except ImportError:  # pragma: no cover - no PostgreSQL driver: nothing to speed up
         yield
         return
+    from django.db import OperationalError
+
     truncate = DatabaseOperations.sql_flush
 
     def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
@@ -151,9 +154,25 @@ def _flush_by_delete_on_postgresql():
             f"DELETE FROM {self.quote_name(table)};" for table in tables
         ]
 
+    execute = DatabaseOperations.execute_sql_flush
+
+    def execute_sql_flush(self, sql_list):
+        # A browser test's last request (an autosave as the page closes) may still be writing
+        # when the flush starts; its row locks and the flush's can meet in a deadlock, which
+        # PostgreSQL ends by rolling one back. The flush is one transaction: run it again.
+        for attempt in range(5):
+            try:
+                return execute(self, sql_list)
+            except OperationalError as exc:
+                if getattr(exc.__cause__, "pgcode", None) != "40P01" or attempt == 4:
+                    raise
+                time.sleep(0.2 * (attempt + 1))
+
     DatabaseOperations.sql_flush = sql_flush
+    DatabaseOperations.execute_sql_flush = execute_sql_flush
     yield
     DatabaseOperations.sql_flush = truncate
+    DatabaseOperations.execute_sql_flush = execute
 
 
 @pytest.fixture
