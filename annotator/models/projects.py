@@ -140,6 +140,12 @@ class SentencePair(models.Model):
         indexes = [
             models.Index(fields=["project", "subcorpus"]),
             models.Index(fields=["project", "position", "id"]),  # the list order, index-only
+            # the trial pairs in list order: the queue's trial run (grid.selectors.queue)
+            models.Index(
+                fields=["project", "position", "id"],
+                condition=Q(is_trial=True),
+                name="pair_trial_order",
+            ),
         ]
 
     def __str__(self) -> str:

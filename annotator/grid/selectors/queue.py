@@ -8,6 +8,7 @@ uncertainty first, ``Project.uncertainty_first``) is added there and nowhere els
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +29,7 @@ from django.db.models import (
 from django.db.models.functions import RowNumber
 
 from annotator.grid.selectors.assignments import own_assignments
-from annotator.models import Assignment, Project
+from annotator.models import Assignment, Project, SentencePair
 from annotator.seeding.selectors import uncertainty_order
 
 STATUSES = tuple(Assignment.Status.values)
@@ -192,6 +193,86 @@ def _place_statement(uncertainty_first: bool | None) -> tuple[str, tuple[Any, ..
     return _PLACE_STATEMENTS[key]
 
 
+# The same place without numbering the queue, when the queue is in import order (the project
+# does not serve the most uncertain seed first): the queue is then two runs of rows, each in
+# the pair's (position, id) order: the pending trial pairs (while the annotator has an
+# unsubmitted trial pair), then all the others. Each neighbour is the first row of a run past
+# this one: a keyset read on the pairs' (project, position, id) index (or the trial pairs'
+# partial index) joined to the assignment by its (pair, annotator) key, which stops at the
+# first row. The position counts the rows before this one, and the counts (the page's "N of M,
+# S submitted") count the queue: no statement reads the queue's rows in order.
+_QUEUE_ROWS = (
+    f'FROM "{SentencePair._meta.db_table}" p JOIN "{Assignment._meta.db_table}" a'
+    " ON a.pair_id = p.id WHERE p.project_id = @P@ AND a.annotator_id = @U@"
+    " AND a.withdrawn_at IS NULL"
+)
+_TRIALS_FIRST = "p.is_trial AND (SELECT pending FROM tp) = 1"
+_RUNS = {0: _TRIALS_FIRST, 1: f"NOT ({_TRIALS_FIRST})"}
+_KEYSET_SQL = f"""
+WITH tp AS (
+    SELECT CASE WHEN EXISTS (SELECT 1 {_QUEUE_ROWS} AND p.is_trial AND a.status <> @S@)
+           THEN 1 ELSE 0 END AS pending
+),
+me AS (
+    SELECT p.position AS pos, p.id AS pid, p.is_trial AS trial,
+           CASE WHEN {_TRIALS_FIRST} THEN 0 ELSE 1 END AS r
+    {_QUEUE_ROWS} AND a.id = @ME@
+),
+n AS (
+    SELECT COUNT(*) AS total, SUM(CASE WHEN a.status = @S@ THEN 1 ELSE 0 END) AS submitted
+    {_QUEUE_ROWS}
+)
+SELECT CASE WHEN me.r = 0 THEN ({{count0_before}}) + 1
+            ELSE ({{count0}}) + ({{count1_before}}) + 1 END,
+       n.total, n.submitted,
+       CASE WHEN me.r = 0 THEN COALESCE(({{after0}}), ({{first1}})) ELSE ({{after1}}) END,
+       CASE WHEN me.r = 0 THEN ({{before0}}) ELSE COALESCE(({{before1}}), ({{last0}})) END,
+       CASE WHEN me.r = 0 THEN COALESCE(({{todo_after0}}), ({{todo_first1}}))
+            ELSE ({{todo_after1}}) END,
+       COALESCE(({{todo_first0}}), ({{todo_first1}})),
+       me.trial, (SELECT pending FROM tp)
+FROM me CROSS JOIN n
+"""
+_PAST = {">": "(p.position, p.id) > (me.pos, me.pid)", "<": "(p.position, p.id) < (me.pos, me.pid)"}
+_TODO = "a.status <> @S@"
+
+
+def _one_of_run(run: int, *terms: str, last: bool = False) -> str:
+    """The first (``last``: the last) assignment of a run of the queue with ``terms``."""
+    way = " DESC" if last else ""
+    where = "".join(f" AND {term}" for term in (_RUNS[run], *terms))
+    return f"SELECT a.id {_QUEUE_ROWS}{where} ORDER BY p.position{way}, p.id{way} LIMIT 1"
+
+
+def _count_of_run(run: int, *terms: str) -> str:
+    where = "".join(f" AND {term}" for term in (_RUNS[run], *terms))
+    return f"SELECT COUNT(*) {_QUEUE_ROWS}{where}"
+
+
+def _keyset_statement() -> tuple[str, tuple[str, ...]]:
+    """The keyset place's SQL with ``%s`` placeholders, and the name of each one's value."""
+    sql = _KEYSET_SQL.format(
+        count0_before=_count_of_run(0, _PAST["<"]),
+        count0=_count_of_run(0),
+        count1_before=_count_of_run(1, _PAST["<"]),
+        after0=_one_of_run(0, _PAST[">"]),
+        after1=_one_of_run(1, _PAST[">"]),
+        first1=_one_of_run(1),
+        before0=_one_of_run(0, _PAST["<"], last=True),
+        before1=_one_of_run(1, _PAST["<"], last=True),
+        last0=_one_of_run(0, last=True),
+        todo_after0=_one_of_run(0, _PAST[">"], _TODO),
+        todo_after1=_one_of_run(1, _PAST[">"], _TODO),
+        todo_first0=_one_of_run(0, _TODO, "a.id <> @ME@"),
+        todo_first1=_one_of_run(1, _TODO, "a.id <> @ME@"),
+    )
+    names = tuple(re.findall(r"@(\w+)@", sql))
+    return re.sub(r"@\w+@", "%s", sql), names
+
+
+_KEYSET_STATEMENT = _keyset_statement()
+
+
 def queue_place(*, assignment: Assignment) -> QueuePlace:
     """Position, neighbours and the next pair still to do (after this one, wrapping round to
     the start of the queue), in one query over the annotator's queue in this project that
@@ -210,6 +291,11 @@ def place_query(*, assignment: Assignment) -> tuple[str, list[Any]]:
     uncertainty_first = (
         pair.project.uncertainty_first if type(pair).project.is_cached(pair) else None
     )
+    if uncertainty_first is False:
+        sql, names = _KEYSET_STATEMENT
+        named = {"P": pair.project_id, "U": assignment.annotator_id, "ME": assignment.pk}
+        named["S"] = Assignment.Status.SUBMITTED
+        return sql, [named[name] for name in names]
     sql, params = _place_statement(uncertainty_first)
     values = {_ANNOTATOR: assignment.annotator_id, _PROJECT: pair.project_id, _ME: assignment.pk}
     return sql, [values.get(p, p) if type(p) is int else p for p in params]
