@@ -106,3 +106,28 @@ def test_keyset_place_of_the_only_assignment(make_user):
     assert place == QueuePlace(
         position=1, total=1, submitted=0, next=None, previous=None, next_unsubmitted=None
     )
+
+
+def test_queue_page_order_and_resume_match_the_whole_queue_in_order(make_user):
+    """The queue page's list (any status) and where it resumes, while trial pairs stand first
+    and after they are all submitted (then read in the pairs' index order)."""
+    from annotator.grid.selectors.queue import project_queue, resume_assignment
+
+    users = (make_user("kq_page_a"), make_user("kq_page_b"))
+    annotator = users[0]
+    project = build(users)
+    rows = Assignment.objects.filter(
+        annotator=annotator, withdrawn_at__isnull=True, pair__project=project
+    )
+    for step in ("trials pending", "trials done", "all done"):
+        queue = list(order_queue(rows).select_related("pair"))
+        for status in (None, "assigned", "submitted"):
+            expected = [a.pk for a in queue if status in (None, a.status)]
+            listed = project_queue(user=annotator, project=project, status=status)
+            assert [a.pk for a in listed] == expected, (step, status)
+        todo = [a.pk for a in queue if a.status != "submitted"]
+        resume = resume_assignment(user=annotator, project=project)
+        assert (resume.pk if resume else None) == (todo[0] if todo else None), step
+        done = rows.filter(pair__is_trial=True) if step == "trials pending" else rows
+        done.update(status="submitted", submitted_at=timezone.now())
+    assert resume is None

@@ -79,7 +79,22 @@ def project_queue(
     assignments = own_assignments(user=user).filter(pair__project=project)
     if status:
         assignments = assignments.filter(status=status)
-    return order_queue(assignments).select_related("pair", "pair__subcorpus")
+    if _in_import_order(user=user, project=project):
+        # the same order with every rank equal, in terms the pairs' (project, position, id)
+        # index answers: a page is read from the index, not sorted out of the whole queue
+        ordered = assignments.order_by("pair__position", "pair_id")
+    else:
+        ordered = order_queue(assignments)
+    return ordered.select_related("pair", "pair__subcorpus")
+
+
+def _in_import_order(*, user: Any, project: Project) -> bool:
+    """Whether ``user``'s queue in ``project`` is simply in the pairs' import order: the
+    project does not serve uncertain seeds first and no trial pair of theirs is pending."""
+    if project.uncertainty_first or not getattr(user, "is_authenticated", False):
+        return False
+    (pending,) = _run_keyset(_PENDING_STATEMENT, P=project.pk, U=user.pk)
+    return not pending
 
 
 @dataclass(frozen=True)
@@ -208,11 +223,14 @@ _QUEUE_ROWS = (
 )
 _TRIALS_FIRST = "p.is_trial AND (SELECT pending FROM tp) = 1"
 _RUNS = {0: _TRIALS_FIRST, 1: f"NOT ({_TRIALS_FIRST})"}
-_KEYSET_SQL = f"""
-WITH tp AS (
+# whether the trial pairs stand first (1): the annotator has an unsubmitted trial pair here
+_TRIALS_PENDING = f"""
+tp AS (
     SELECT CASE WHEN EXISTS (SELECT 1 {_QUEUE_ROWS} AND p.is_trial AND a.status <> @S@)
            THEN 1 ELSE 0 END AS pending
-),
+)"""
+_KEYSET_SQL = f"""
+WITH {_TRIALS_PENDING},
 me AS (
     SELECT p.position AS pos, p.id AS pid, p.is_trial AS trial,
            CASE WHEN {_TRIALS_FIRST} THEN 0 ELSE 1 END AS r
@@ -266,11 +284,31 @@ def _keyset_statement() -> tuple[str, tuple[str, ...]]:
         todo_first0=_one_of_run(0, _TODO, "a.id <> @ME@"),
         todo_first1=_one_of_run(1, _TODO, "a.id <> @ME@"),
     )
+    return _positional(sql)
+
+
+def _positional(sql: str) -> tuple[str, tuple[str, ...]]:
+    """``sql`` with its ``@NAME@`` values as ``%s``, and the name of each in turn."""
     names = tuple(re.findall(r"@(\w+)@", sql))
     return re.sub(r"@\w+@", "%s", sql), names
 
 
 _KEYSET_STATEMENT = _keyset_statement()
+# The first assignment still to do in an import-order queue (where the queue page resumes).
+_RESUME_STATEMENT = _positional(
+    f"WITH {_TRIALS_PENDING} SELECT COALESCE(({_one_of_run(0, _TODO)}), ({_one_of_run(1, _TODO)}))"
+)
+# Whether the trial pairs stand first in an import-order queue.
+_PENDING_STATEMENT = _positional(f"WITH {_TRIALS_PENDING} SELECT pending FROM tp")
+
+
+def _run_keyset(statement: tuple[str, tuple[str, ...]], **named: Any) -> tuple[Any, ...]:
+    """The one row of a keyset statement, its values by name (the submitted status added)."""
+    sql, names = statement
+    values = {**named, "S": Assignment.Status.SUBMITTED}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [values[name] for name in names])
+        return cursor.fetchone()
 
 
 def queue_place(*, assignment: Assignment) -> QueuePlace:
@@ -321,6 +359,10 @@ def place_from_row(row: tuple[Any, ...]) -> QueuePlace:
 
 def resume_assignment(*, user: Any, project: Project) -> Assignment | None:
     """Where to resume: the first unsubmitted assignment in queue order, or None when done."""
+    if not project.uncertainty_first and getattr(user, "is_authenticated", False):
+        (first,) = _run_keyset(_RESUME_STATEMENT, P=project.pk, U=user.pk)
+        found = own_assignments(user=user).select_related("pair").filter(pk=first)
+        return found.first() if first is not None else None
     return (
         project_queue(user=user, project=project)
         .exclude(status=Assignment.Status.SUBMITTED)
