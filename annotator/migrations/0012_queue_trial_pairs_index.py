@@ -4,14 +4,17 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotator', '0011_scale_pages_search_and_agreement'),
+        ("annotator", "0011_scale_pages_search_and_agreement"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='sentencepair',
-            index=models.Index(condition=models.Q(('is_trial', True)), fields=['project', 'position', 'id'], name='pair_trial_order'),
+            model_name="sentencepair",
+            index=models.Index(
+                condition=models.Q(("is_trial", True)),
+                fields=["project", "position", "id"],
+                name="pair_trial_order",
+            ),
         ),
     ]

@@ -29,7 +29,7 @@ from django.db.models import (
 from django.db.models.functions import RowNumber
 
 from annotator.grid.selectors.assignments import own_assignments
-from annotator.models import Assignment, Project, SentencePair
+from annotator.models import Assignment, Project, QueueTally, SentencePair
 from annotator.seeding.selectors import uncertainty_order
 
 STATUSES = tuple(Assignment.Status.values)
@@ -114,6 +114,19 @@ class QueueCounts:
 
 
 def queue_counts(*, user: Any, project: Project) -> QueueCounts:
+    """``user``'s queue counts in ``project``: on PostgreSQL the row of the QueueTally its
+    triggers keep (one row, whatever the queue's size), elsewhere counted."""
+    if connection.vendor == "postgresql":
+        row = QueueTally.objects.filter(annotator_id=user.pk, project_id=project.pk).first()
+        assigned, in_progress, submitted = (
+            (row.assigned, row.in_progress, row.submitted) if row else (0, 0, 0)
+        )
+        return QueueCounts(
+            total=assigned + in_progress + submitted,
+            assigned=assigned,
+            in_progress=in_progress,
+            submitted=submitted,
+        )
     by_status = {
         status: Count("id", filter=Q(status=status)) for status in Assignment.Status.values
     }
@@ -236,10 +249,7 @@ me AS (
            CASE WHEN {_TRIALS_FIRST} THEN 0 ELSE 1 END AS r
     {_QUEUE_ROWS} AND a.id = @ME@
 ),
-n AS (
-    SELECT COUNT(*) AS total, SUM(CASE WHEN a.status = @S@ THEN 1 ELSE 0 END) AS submitted
-    {_QUEUE_ROWS}
-)
+n AS ({{counts}})
 SELECT CASE WHEN me.r = 0 THEN ({{count0_before}}) + 1
             ELSE ({{count0}}) + ({{count1_before}}) + 1 END,
        n.total, n.submitted,
@@ -267,9 +277,24 @@ def _count_of_run(run: int, *terms: str) -> str:
     return f"SELECT COUNT(*) {_QUEUE_ROWS}{where}"
 
 
-def _keyset_statement() -> tuple[str, tuple[str, ...]]:
+# The queue's counts: counted, or (PostgreSQL) the QueueTally's row (none: an empty queue)
+_COUNTED = (
+    f"SELECT COUNT(*) AS total, SUM(CASE WHEN a.status = @S@ THEN 1 ELSE 0 END) AS submitted"
+    f" {_QUEUE_ROWS}"
+)
+_TALLY_ROW = (
+    f'FROM "{QueueTally._meta.db_table}" t WHERE t.annotator_id = @U@ AND t.project_id = @P@'
+)
+_TALLIED = (
+    f"SELECT COALESCE((SELECT t.assigned + t.in_progress + t.submitted {_TALLY_ROW}), 0)"
+    f" AS total, COALESCE((SELECT t.submitted {_TALLY_ROW}), 0) AS submitted"
+)
+
+
+def _keyset_statement(vendor: str) -> tuple[str, tuple[str, ...]]:
     """The keyset place's SQL with ``%s`` placeholders, and the name of each one's value."""
     sql = _KEYSET_SQL.format(
+        counts=_TALLIED if vendor == "postgresql" else _COUNTED,
         count0_before=_count_of_run(0, _PAST["<"]),
         count0=_count_of_run(0),
         count1_before=_count_of_run(1, _PAST["<"]),
@@ -293,7 +318,7 @@ def _positional(sql: str) -> tuple[str, tuple[str, ...]]:
     return re.sub(r"@\w+@", "%s", sql), names
 
 
-_KEYSET_STATEMENT = _keyset_statement()
+_KEYSET_STATEMENTS = {vendor: _keyset_statement(vendor) for vendor in ("postgresql", "other")}
 # The first assignment still to do in an import-order queue (where the queue page resumes).
 _RESUME_STATEMENT = _positional(
     f"WITH {_TRIALS_PENDING} SELECT COALESCE(({_one_of_run(0, _TODO)}), ({_one_of_run(1, _TODO)}))"
@@ -330,7 +355,8 @@ def place_query(*, assignment: Assignment) -> tuple[str, list[Any]]:
         pair.project.uncertainty_first if type(pair).project.is_cached(pair) else None
     )
     if uncertainty_first is False:
-        sql, names = _KEYSET_STATEMENT
+        vendor = "postgresql" if connection.vendor == "postgresql" else "other"
+        sql, names = _KEYSET_STATEMENTS[vendor]
         named = {"P": pair.project_id, "U": assignment.annotator_id, "ME": assignment.pk}
         named["S"] = Assignment.Status.SUBMITTED
         return sql, [named[name] for name in names]
