@@ -46,7 +46,7 @@ def queue(request: HttpRequest, project_id: int) -> HttpResponse:
     status = request.GET.get("status") or ""
     if status and status not in queue_selectors.STATUSES:
         status = ""
-    assignments = queue_selectors.project_queue(
+    assignments = queue_selectors.queue_page_rows(
         user=request.user, project=project, status=status or None
     )
     counts = queue_selectors.queue_counts(user=request.user, project=project)

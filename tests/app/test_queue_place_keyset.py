@@ -109,9 +109,10 @@ def test_keyset_place_of_the_only_assignment(make_user):
 
 
 def test_queue_page_order_and_resume_match_the_whole_queue_in_order(make_user):
-    """The queue page's list (any status) and where it resumes, while trial pairs stand first
-    and after they are all submitted (then read in the pairs' index order)."""
-    from annotator.grid.selectors.queue import project_queue, resume_assignment
+    """The queue page's list (any status, whole and a page at a time) and where it resumes,
+    while trial pairs stand first and after they are all submitted (each read in the pairs'
+    index order)."""
+    from annotator.grid.selectors.queue import project_queue, queue_page_rows, resume_assignment
 
     users = (make_user("kq_page_a"), make_user("kq_page_b"))
     annotator = users[0]
@@ -125,6 +126,11 @@ def test_queue_page_order_and_resume_match_the_whole_queue_in_order(make_user):
             expected = [a.pk for a in queue if status in (None, a.status)]
             listed = project_queue(user=annotator, project=project, status=status)
             assert [a.pk for a in listed] == expected, (step, status)
+            # the page's rows, read a page of 4 at a time
+            runs = queue_page_rows(user=annotator, project=project, status=status)
+            paged = [a.pk for k in range(0, 40, 4) for a in runs[k : k + 4]]
+            assert paged == expected, (step, status)
+            assert runs.count() == len(expected)
         todo = [a.pk for a in queue if a.status != "submitted"]
         resume = resume_assignment(user=annotator, project=project)
         assert (resume.pk if resume else None) == (todo[0] if todo else None), step

@@ -88,6 +88,57 @@ def project_queue(
     return ordered.select_related("pair", "pair__subcorpus")
 
 
+class QueueRuns:
+    """An import-order queue as its two runs, for a paginator: the pending trial pairs, then
+    the others, each sliced in the pairs' (position, id) order, so a page reads its own rows
+    from the pairs' order index (the trial run from its partial index) and sorts nothing."""
+
+    def __init__(self, trials: QuerySet[Assignment], others: QuerySet[Assignment]) -> None:
+        self.trials, self.others = trials, others
+        self._trials_count: int | None = None
+
+    def trials_count(self) -> int:
+        if self._trials_count is None:
+            self._trials_count = self.trials.count()
+        return self._trials_count
+
+    def count(self) -> int:
+        return self.trials_count() + self.others.count()
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, part: slice) -> list[Assignment]:
+        if not isinstance(part, slice) or part.step is not None:
+            raise TypeError("a queue is read a page (a slice) at a time")
+        start, stop = part.start or 0, part.stop
+        head = self.trials_count()
+        rows = list(self.trials[start:stop]) if start < head else []
+        rest_start = max(start - head, 0)
+        rest_stop = None if stop is None else max(stop - head, 0)
+        if rest_stop is None or rest_stop > rest_start:
+            rows += list(self.others[rest_start:rest_stop])
+        return rows
+
+
+def queue_page_rows(
+    *, user: Any, project: Project, status: str | None = None
+) -> QueueRuns | QuerySet[Assignment]:
+    """What the queue page pages through: :func:`project_queue`'s rows in its order, as the
+    two runs of :class:`QueueRuns` when the queue is in import order with trial pairs pending
+    (a query set otherwise)."""
+    if project.uncertainty_first or not getattr(user, "is_authenticated", False):
+        return project_queue(user=user, project=project, status=status)
+    (pending,) = _run_keyset(_PENDING_STATEMENT, P=project.pk, U=user.pk)
+    if not pending:
+        return project_queue(user=user, project=project, status=status)
+    rows = own_assignments(user=user).filter(pair__project=project)
+    if status:
+        rows = rows.filter(status=status)
+    rows = rows.select_related("pair", "pair__subcorpus").order_by("pair__position", "pair_id")
+    return QueueRuns(rows.filter(pair__is_trial=True), rows.filter(pair__is_trial=False))
+
+
 def _in_import_order(*, user: Any, project: Project) -> bool:
     """Whether ``user``'s queue in ``project`` is simply in the pairs' import order: the
     project does not serve uncertain seeds first and no trial pair of theirs is pending."""
