@@ -278,8 +278,9 @@ def _place_statement(uncertainty_first: bool | None) -> tuple[str, tuple[Any, ..
 # unsubmitted trial pair), then all the others. Each neighbour is the first row of a run past
 # this one: a keyset read on the pairs' (project, position, id) index (or the trial pairs'
 # partial index) joined to the assignment by its (pair, annotator) key, which stops at the
-# first row. The position counts the rows before this one, and the counts (the page's "N of M,
-# S submitted") count the queue: no statement reads the queue's rows in order.
+# first row. The position counts the rows before this one (or, past the middle of the project,
+# those after it, from the total), and the counts (the page's "N of M, S submitted") are the
+# QueueTally's row on PostgreSQL: no statement reads the queue's rows in order.
 _QUEUE_ROWS = (
     f'FROM "{SentencePair._meta.db_table}" p JOIN "{Assignment._meta.db_table}" a'
     " ON a.pair_id = p.id WHERE p.project_id = @P@ AND a.annotator_id = @U@"
@@ -302,7 +303,8 @@ me AS (
 ),
 n AS ({{counts}})
 SELECT CASE WHEN me.r = 0 THEN ({{count0_before}}) + 1
-            ELSE ({{count0}}) + ({{count1_before}}) + 1 END,
+            WHEN me.pos * 2 <= ({{last_position}}) THEN ({{count0}}) + ({{count1_before}}) + 1
+            ELSE n.total - ({{count1_after}}) END,
        n.total, n.submitted,
        CASE WHEN me.r = 0 THEN COALESCE(({{after0}}), ({{first1}})) ELSE ({{after1}}) END,
        CASE WHEN me.r = 0 THEN ({{before0}}) ELSE COALESCE(({{before1}}), ({{last0}})) END,
@@ -324,8 +326,18 @@ def _one_of_run(run: int, *terms: str, last: bool = False) -> str:
 
 
 def _count_of_run(run: int, *terms: str) -> str:
+    """The rows of a run with ``terms``, counted by walking the pairs' order index and probing
+    each pair's assignment (a scalar subquery, which the planner cannot turn into a hash of
+    the annotator's whole queue): proportional to the pairs walked, not to the queue."""
     where = "".join(f" AND {term}" for term in (_RUNS[run], *terms))
-    return f"SELECT COUNT(*) {_QUEUE_ROWS}{where}"
+    mine = (
+        f'SELECT a.id FROM "{Assignment._meta.db_table}" a WHERE a.pair_id = p.id'
+        " AND a.annotator_id = @U@ AND a.withdrawn_at IS NULL"
+    )
+    return (
+        f'SELECT COUNT(({mine})) FROM "{SentencePair._meta.db_table}" p'
+        f" WHERE p.project_id = @P@{where}"
+    )
 
 
 # The queue's counts: counted, or (PostgreSQL) the QueueTally's row (none: an empty queue)
@@ -349,6 +361,12 @@ def _keyset_statement(vendor: str) -> tuple[str, tuple[str, ...]]:
         count0_before=_count_of_run(0, _PAST["<"]),
         count0=_count_of_run(0),
         count1_before=_count_of_run(1, _PAST["<"]),
+        # past the middle of the project the rows after it are fewer to count
+        count1_after=_count_of_run(1, _PAST[">"]),
+        last_position=(
+            f'SELECT MAX(p.position) FROM "{SentencePair._meta.db_table}" p'
+            " WHERE p.project_id = @P@"
+        ),
         after0=_one_of_run(0, _PAST[">"]),
         after1=_one_of_run(1, _PAST[">"]),
         first1=_one_of_run(1),
