@@ -31,7 +31,13 @@ from annotator.grid.selectors.assignments import (
     starting_seed,
     starting_seed_id,
 )
-from annotator.grid.selectors.queue import QueuePlace, place_from_row, place_query, queue_place
+from annotator.grid.selectors.queue import (
+    QueuePlace,
+    place_from_row,
+    place_query,
+    planned_per_call,
+    queue_place,
+)
 from annotator.links import parse_links, to_alignment
 from annotator.models import Annotation, AnnotationRevision, Assignment
 
@@ -120,7 +126,10 @@ def open_assignment_with_place(
     with connection.cursor() as cursor:
         opened = [changes.get(f) for f in ("last_activity_at", "started_at", "seed_id")]
         params = [*opened, assignment.pk, *place_params]
-        run_prepared(cursor, statement_name("grid_open", sql), sql, params)
+        if planned_per_call(place_sql):
+            cursor.execute(sql, params)
+        else:
+            run_prepared(cursor, statement_name("grid_open", sql), sql, params)
         row = cursor.fetchone()
     for field, value in changes.items():
         setattr(assignment, field, value)

@@ -46,13 +46,16 @@ def queue(request: HttpRequest, project_id: int) -> HttpResponse:
     status = request.GET.get("status") or ""
     if status and status not in queue_selectors.STATUSES:
         status = ""
-    assignments = queue_selectors.project_queue(
+    assignments = queue_selectors.queue_page_rows(
         user=request.user, project=project, status=status or None
     )
-    page = Paginator(assignments, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    counts = queue_selectors.queue_counts(user=request.user, project=project)
+    paginator = Paginator(assignments, QUEUE_PAGE_SIZE)
+    paginator.count = getattr(counts, status) if status else counts.total  # not counted again
+    page = paginator.get_page(request.GET.get("page"))
     context = {
         "project": project,
-        "counts": queue_selectors.queue_counts(user=request.user, project=project),
+        "counts": counts,
         "resume": queue_selectors.resume_assignment(user=request.user, project=project),
         "page": page,
         "status": status,

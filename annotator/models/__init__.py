@@ -20,6 +20,7 @@ from annotator.models.projects import (
     Membership,
     PairTally,
     Project,
+    QueueTally,
     SentencePair,
     Subcorpus,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "PairMessage",
     "PairAgreement",
     "PairTally",
+    "QueueTally",
     "Project",
     "SeedAlignment",
     "SeedTally",

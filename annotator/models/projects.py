@@ -140,6 +140,12 @@ class SentencePair(models.Model):
         indexes = [
             models.Index(fields=["project", "subcorpus"]),
             models.Index(fields=["project", "position", "id"]),  # the list order, index-only
+            # the trial pairs in list order: the queue's trial run (grid.selectors.queue)
+            models.Index(
+                fields=["project", "position", "id"],
+                condition=Q(is_trial=True),
+                name="pair_trial_order",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -295,3 +301,24 @@ class PairTally(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["project_id"], name="pairtally_project")]
+
+
+class QueueTally(models.Model):
+    """Each annotator's queue counts per project (assignments not withdrawn, per status), kept
+    by PostgreSQL triggers on the assignments (migration 0013), so the queue page and the grid
+    show "S of N submitted" without counting 200,000 assignments. One row per (annotator,
+    project), updated in place by each statement that writes assignments: its writers are
+    mostly that annotator's own saves, one at a time (unlike PairTally's imports and seedings,
+    which append rows so as not to wait on each other). On SQLite the table stays empty and
+    the queue is counted. Nothing else writes it."""
+
+    annotator_id = models.BigIntegerField()
+    project_id = models.BigIntegerField()
+    assigned = models.BigIntegerField(default=0)
+    in_progress = models.BigIntegerField(default=0)
+    submitted = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["annotator_id", "project_id"], name="queuetally_key")
+        ]

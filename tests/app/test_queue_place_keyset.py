@@ -1,0 +1,139 @@
+"""The grid's queue place (position, counts, next, previous, the next pair still to do) read
+by keyset queries gives what numbering the whole queue in Python gives, on a queue of mixed
+states: trial pairs first while some are unsubmitted, import positions out of id order and
+tied, withdrawn assignments and other annotators' and projects' rows that must not count."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import timezone
+
+from annotator.grid.selectors.queue import QueuePlace, order_queue, queue_place
+from annotator.models import Assignment, Membership, Project, SentencePair
+
+pytestmark = pytest.mark.django_db
+
+STATES = ("assigned", "submitted", "in_progress", "submitted", "assigned", "submitted")
+
+
+def build(users) -> Project:
+    """A queue of 40 pairs (trial pairs among them, positions shuffled and tied) in mixed
+    states, a withdrawn assignment, another annotator on every third pair, another project."""
+    annotator, other = users
+    project, elsewhere = (Project.objects.create(name=n) for n in ("queue", "elsewhere"))
+    for p in (project, elsewhere):
+        Membership.objects.create(project=p, user=annotator, role="annotator")
+    now = timezone.now()
+    for k in range(40):
+        pair = SentencePair.objects.create(
+            project=project if k % 9 != 8 else elsewhere, external_id=f"p{k}",
+            position=(k * 7) % 23, is_trial=k % 11 in (3, 6),
+            source_tokens=["a"], target_tokens=["b"],
+        )  # fmt: skip
+        status = STATES[k % len(STATES)]
+        Assignment.objects.create(
+            pair=pair, annotator=annotator, status=status,
+            started_at=now if status != "assigned" else None,
+            submitted_at=now if status == "submitted" else None,
+            withdrawn_at=now if k == 16 else None,
+        )  # fmt: skip
+        if k % 3 == 0:
+            Assignment.objects.create(pair=pair, annotator=other, status="assigned")
+    return project
+
+
+def straightforward(queue: list[Assignment], me: Assignment) -> QueuePlace:
+    """The place computed from the whole queue read in order."""
+    i = [a.pk for a in queue].index(me.pk)
+    todo = [(k, a.pk) for k, a in enumerate(queue) if a.status != "submitted"]
+    todo_after = next((pk for k, pk in todo if k > i), None)
+    todo_any = next((pk for k, pk in todo if k != i), None)
+    trials_todo = any(a.pair.is_trial and a.status != "submitted" for a in queue)
+    return QueuePlace(
+        position=i + 1,
+        total=len(queue),
+        submitted=sum(a.status == "submitted" for a in queue),
+        next=queue[i + 1].pk if i + 1 < len(queue) else None,
+        previous=queue[i - 1].pk if i > 0 else None,
+        next_unsubmitted=(
+            todo_any if me.pair.is_trial and not trials_todo else (todo_after or todo_any)
+        ),
+    )
+
+
+def places(project: Project, annotator) -> list[tuple[QueuePlace, QueuePlace, QueuePlace]]:
+    """(straightforward, keyset, window) for every assignment of the annotator's queue."""
+    rows = Assignment.objects.filter(
+        annotator=annotator, withdrawn_at__isnull=True, pair__project=project
+    )
+    queue = list(order_queue(rows).select_related("pair"))
+    found = []
+    for me in queue:
+        # read with its project (its order flag known): the keyset statement
+        keyset = queue_place(assignment=Assignment.objects.select_related("pair__project").get(
+            pk=me.pk))  # fmt: skip
+        # the project's flag unknown: the numbered queue (the window statement)
+        window = queue_place(assignment=Assignment.objects.select_related("pair").get(pk=me.pk))
+        found.append((straightforward(queue, me), keyset, window))
+    return found
+
+
+def test_keyset_place_matches_the_whole_queue_in_order(make_user):
+    users = (make_user("kq_a"), make_user("kq_b"))
+    project = build(users)
+    trials = Assignment.objects.filter(annotator=users[0], pair__is_trial=True)
+    assert trials.exclude(status="submitted").exists()  # the trial run stands first
+    for expected, keyset, window in places(project, users[0]):
+        assert keyset == expected
+        assert window == expected
+    # every trial pair submitted: the trial pairs go back to their import positions
+    trials.update(status="submitted", submitted_at=timezone.now())
+    found = places(project, users[0])
+    assert len(found) == 35
+    for expected, keyset, window in found:
+        assert keyset == expected
+        assert window == expected
+
+
+def test_keyset_place_of_the_only_assignment(make_user):
+    (annotator,) = (make_user("kq_one"),)
+    project = Project.objects.create(name="one")
+    pair = SentencePair.objects.create(
+        project=project, external_id="x", source_tokens=["a"], target_tokens=["b"]
+    )
+    me = Assignment.objects.create(pair=pair, annotator=annotator)
+    place = queue_place(assignment=Assignment.objects.select_related("pair__project").get(pk=me.pk))
+    assert place == QueuePlace(
+        position=1, total=1, submitted=0, next=None, previous=None, next_unsubmitted=None
+    )
+
+
+def test_queue_page_order_and_resume_match_the_whole_queue_in_order(make_user):
+    """The queue page's list (any status, whole and a page at a time) and where it resumes,
+    while trial pairs stand first and after they are all submitted (each read in the pairs'
+    index order)."""
+    from annotator.grid.selectors.queue import project_queue, queue_page_rows, resume_assignment
+
+    users = (make_user("kq_page_a"), make_user("kq_page_b"))
+    annotator = users[0]
+    project = build(users)
+    rows = Assignment.objects.filter(
+        annotator=annotator, withdrawn_at__isnull=True, pair__project=project
+    )
+    for step in ("trials pending", "trials done", "all done"):
+        queue = list(order_queue(rows).select_related("pair"))
+        for status in (None, "assigned", "submitted"):
+            expected = [a.pk for a in queue if status in (None, a.status)]
+            listed = project_queue(user=annotator, project=project, status=status)
+            assert [a.pk for a in listed] == expected, (step, status)
+            # the page's rows, read a page of 4 at a time
+            runs = queue_page_rows(user=annotator, project=project, status=status)
+            paged = [a.pk for k in range(0, 40, 4) for a in runs[k : k + 4]]
+            assert paged == expected, (step, status)
+            assert runs.count() == len(expected)
+        todo = [a.pk for a in queue if a.status != "submitted"]
+        resume = resume_assignment(user=annotator, project=project)
+        assert (resume.pk if resume else None) == (todo[0] if todo else None), step
+        done = rows.filter(pair__is_trial=True) if step == "trials pending" else rows
+        done.update(status="submitted", submitted_at=timezone.now())
+    assert resume is None
