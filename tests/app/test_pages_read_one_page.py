@@ -214,8 +214,9 @@ def test_a_whole_project_read_would_show(client, two_sizes):
     assert rows == SIZES[1] > PAGE_ROWS
 
 
-# The annotator's queue page, whose statements answer a page and a few counts but could read
-# the whole queue to find them (a sort, a count): its reads are checked too.
+# The annotator's queue page and the API's list of one queue, whose statements answer a page
+# and a few counts but could read the whole queue to find them (a sort, a count): their reads
+# are checked too.
 # A page of the queue walks the pairs' order index and probes each pair's assignment: about
 # twice the page's rows where two pairs in three are in the annotator's queue. (A later page
 # walks the pages before it too: the page number is an offset; a page of one status walks
@@ -241,7 +242,7 @@ def rows_read(sql: str, params: tuple) -> int:
 
 
 @pytest.mark.integration  # PostgreSQL's EXPLAIN ANALYZE
-def test_the_queue_page_reads_a_page_not_the_whole_queue(client, two_sizes):
+def test_the_queue_page_and_its_api_list_read_a_page_not_the_whole_queue(client, two_sizes):
     from tests.conftest import need
 
     need(connection.vendor == "postgresql", "PostgreSQL (DATABASE_URL=postgres://...)")
@@ -252,6 +253,8 @@ def test_the_queue_page_reads_a_page_not_the_whole_queue(client, two_sizes):
     assert 2 * queue_size > READ_BOUND
     urls = {
         "queue": f"/projects/{project.pk}/queue/",
+        "api assignments": f"/api/assignments/?project={project.pk}",
+        "api assignments, one status": f"/api/assignments/?project={project.pk}&status=assigned",
     }
     settings = ("seqscan", "sort", "hashjoin", "mergejoin", "bitmapscan")
     with connection.cursor() as cursor:

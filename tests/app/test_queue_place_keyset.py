@@ -137,3 +137,50 @@ def test_queue_page_order_and_resume_match_the_whole_queue_in_order(make_user):
         done = rows.filter(pair__is_trial=True) if step == "trials pending" else rows
         done.update(status="submitted", submitted_at=timezone.now())
     assert resume is None
+
+
+def old_list(annotator, project, status: str | None) -> list[Assignment]:
+    """The API's list as the queue sorted whole: its filters on :func:`order_queue`."""
+    rows = Assignment.objects.filter(
+        annotator=annotator, withdrawn_at__isnull=True, pair__project=project
+    )
+    if status:
+        rows = rows.filter(status=status)
+    return list(order_queue(rows.select_related("pair", "pair__subcorpus")))
+
+
+def test_api_list_of_one_queue_answers_as_the_queue_sorted_whole(client, make_user):
+    """``/api/assignments/?project=`` (any status, every page of several sizes, past the last
+    page) answers the rows, order, count and links the whole sorted queue gives, while trial
+    pairs stand first, after they are submitted, and in a project serving uncertain seeds
+    first; a project with none of the annotator's work lists nothing."""
+    from annotator.grid.api.assignments import AssignmentListSerializer
+
+    users = (make_user("kq_api_a"), make_user("kq_api_b"))
+    annotator = users[0]
+    project = build(users)
+    client.force_login(annotator)
+    rows = Assignment.objects.filter(annotator=annotator, pair__project=project)
+    for step in ("trials pending", "trials done", "uncertain first"):
+        for status in (None, "assigned", "in_progress", "submitted"):
+            whole = old_list(annotator, project, status)
+            query = f"project={project.pk}" + (f"&status={status}" if status else "")
+            for size in (4, 7, 100):
+                pages = -(-len(whole) // size)
+                for page in range(1, pages + 1):
+                    got = client.get(f"/api/assignments/?{query}&page={page}&page_size={size}")
+                    data = got.json()
+                    part = whole[(page - 1) * size : page * size]
+                    assert data["count"] == len(whole), (step, status)
+                    assert data["results"] == AssignmentListSerializer(part, many=True).data
+                    assert (data["next"] is None) == (page == pages)
+                    assert (data["previous"] is None) == (page == 1)
+                past = client.get(f"/api/assignments/?{query}&page={pages + 1}&page_size={size}")
+                assert past.status_code == (404 if whole else 200)
+        if step == "trials pending":
+            rows.filter(pair__is_trial=True).update(status="submitted", submitted_at=timezone.now())
+        else:
+            Project.objects.filter(pk=project.pk).update(uncertainty_first=True)
+    empty = client.get("/api/assignments/?project=999999999").json()
+    assert (empty["count"], empty["results"]) == (0, [])
+    assert client.get(f"/api/assignments/?project={project.pk}&status=nope").status_code == 400

@@ -47,8 +47,8 @@ from annotator.grid.selectors.grid import (
     seed_data,
     seed_validator,
 )
-from annotator.grid.selectors.queue import order_queue, queue_place
-from annotator.models import AnnotationRevision, Assignment
+from annotator.grid.selectors.queue import counted_queue_rows, order_queue, queue_place
+from annotator.models import AnnotationRevision, Assignment, Project
 
 # --- serializers -------------------------------------------------------------------------
 
@@ -279,6 +279,31 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
             return order_queue(assignments.select_related("pair", "pair__subcorpus"))
         # the grid's data: everything it shows, read with the assignment in one query
         return assignments.select_related(*GRID_RELATED)
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """The queue, a page at a time. Filtered to one project in import order, the page is
+        read from the queue's two runs in the pairs' order index and counted by its
+        QueueTally (the queue page's reads): the same rows, order and count as the queue
+        sorted whole by :func:`order_queue`, which every other list still is."""
+        rows = self._one_queue_rows(request)
+        if rows is None:
+            return super().list(request, *args, **kwargs)
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+    def _one_queue_rows(self, request: Request) -> Any:
+        """The rows of the one import-order queue the filters name (None: any other list,
+        or filters the filter backend must judge)."""
+        filters = AssignmentFilter(request.query_params, queryset=Assignment.objects.none())
+        if not filters.is_valid():
+            return None
+        project_id, status = (filters.form.cleaned_data.get(k) for k in ("project", "status"))
+        if project_id is None or project_id != int(project_id) or abs(project_id) >= 2**63:
+            return None
+        project = Project.objects.filter(pk=int(project_id)).first()
+        if project is None or project.uncertainty_first:
+            return None
+        return counted_queue_rows(user=request.user, project=project, status=status or None)
 
     def get_object(self) -> Assignment:
         """The grid's reads (detail, open) take the assignment with everything the grid shows

@@ -139,6 +139,35 @@ def queue_page_rows(
     return QueueRuns(rows.filter(pair__is_trial=True), rows.filter(pair__is_trial=False))
 
 
+class KnownCount:
+    """Rows for a paginator whose number is already known (a QueueTally's row): the
+    paginator takes it from :meth:`count` instead of counting the rows again."""
+
+    def __init__(self, rows: QueueRuns | QuerySet[Assignment], count: int) -> None:
+        self.rows, self._count = rows, count
+
+    def count(self) -> int:
+        return self._count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, part: slice) -> Any:
+        return self.rows[part]
+
+
+def counted_queue_rows(
+    *, user: Any, project: Project, status: str | None = None
+) -> QueueRuns | QuerySet[Assignment] | KnownCount:
+    """:func:`queue_page_rows` for a paginator, with their count: on PostgreSQL the
+    QueueTally's (no count of the queue's rows), elsewhere counted as the rows are."""
+    rows = queue_page_rows(user=user, project=project, status=status)
+    if connection.vendor != "postgresql":
+        return rows
+    counts = queue_counts(user=user, project=project)
+    return KnownCount(rows, getattr(counts, status) if status else counts.total)
+
+
 def _in_import_order(*, user: Any, project: Project) -> bool:
     """Whether ``user``'s queue in ``project`` is simply in the pairs' import order: the
     project does not serve uncertain seeds first and no trial pair of theirs is pending."""
