@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 
 from annotator.links import to_alignment
 from annotator.models import AgreementStale, Assignment, PairAgreement, Project
@@ -79,16 +79,21 @@ def rescore_pairs(*, project: Project, pair_ids: list[int]) -> None:
         PairAgreement.objects.bulk_create(rows)
 
 
+def _final_assignments(pair_ids: list[int]) -> QuerySet[Assignment]:
+    """The current submitted assignments of ``pair_ids`` that have an annotation."""
+    return Assignment.objects.filter(
+        pair_id__in=pair_ids,
+        status=Assignment.Status.SUBMITTED,
+        withdrawn_at__isnull=True,
+        annotation__isnull=False,
+    )
+
+
 def _final_rows(pair_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
     """Per pair, its final annotations in A/B order (as ``reports.selectors.reports``)."""
     found: dict[int, list[dict[str, Any]]] = {}
     rows = (
-        Assignment.objects.filter(
-            pair_id__in=pair_ids,
-            status=Assignment.Status.SUBMITTED,
-            withdrawn_at__isnull=True,
-            annotation__isnull=False,
-        )
+        _final_assignments(pair_ids)
         .order_by("pair_id", F("slot").asc(nulls_last=True), "id")
         .values("pair_id", "annotator_id", "annotation__links")
     )
@@ -104,12 +109,7 @@ def _browser_agreements(pair_ids: list[int]) -> dict[int, float | None]:
 
     firsts: dict[int, list[Any]] = {}
     rows = (
-        Assignment.objects.filter(
-            pair_id__in=pair_ids,
-            status=Assignment.Status.SUBMITTED,
-            withdrawn_at__isnull=True,
-            annotation__isnull=False,
-        )
+        _final_assignments(pair_ids)
         .order_by("pair_id", "slot", "id")
         .values_list("pair_id", "annotation__links")
     )
