@@ -18,19 +18,7 @@ from annotator.documents.reading import DocumentError, check_text_file
 from annotator.jobs.runner import run_job
 from annotator.models import DocumentPair, Job, JobPart
 from gridalign.celery import app as celery_app
-
-DE = (
-    "Der Gletscher liegt am Fuss des Berges.\n"
-    "Im Jahr 1865 stiegen sechs Bergsteiger auf.\n"
-    "Vier von ihnen kamen beim Abstieg ums Leben.\n"
-    "Die Hütte steht auf 2850 Metern.\n"
-)
-FR = (
-    "Le glacier se trouve au pied de la montagne.\n"
-    "En 1865, six alpinistes sont montés.\n"
-    "Quatre d'entre eux sont morts à la descente.\n"
-    "La cabane se trouve à 2850 mètres.\n"
-)
+from tests.app.test_documents import DE, FR
 
 
 @pytest.fixture
