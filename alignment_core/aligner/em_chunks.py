@@ -9,6 +9,9 @@ normalises them (``_csr_kernels``) into the next float32 t.
 
 from __future__ import annotations
 
+import contextlib
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -192,26 +195,58 @@ class _ChunkCounts:
 
 
 def _normalise(ws, folder: str, i: int, d: Direction, obs) -> np.ndarray:
-    """The next t of direction ``i`` (float32), as ``_kernels.normalize_t`` computes it."""
+    """The next t of direction ``i`` (float32), as ``_kernels.normalize_t`` computes it.
+
+    The blocks' counts are read and normalised on ``config.threads`` threads (the kernels
+    release the GIL; each block writes its own rows of t). The backward direction's column
+    totals are still added block by block in order, so the result is the same, bit for bit,
+    on any number of threads."""
     k, alpha = ws.kernels, float(ws.config.t_smoothing)
     row_off, col = ws.row_off, np.asarray(ws.col)
     first = int(row_off[1]) if len(row_off) > 1 else 0
     t = np.zeros(ws.n_entries, dtype=np.float32)
-    tag = "fb"[i]
     blocks = _row_blocks(row_off)
     forward = not d.transposed
     tot = np.zeros(ws.meta["n_tgt"])
     bounds = np.array([row_off[r0] for r0, _ in blocks] + [row_off[-1]], dtype=np.int64)
-    counts = _ChunkCounts(ws, folder, tag, bounds, obs)
-    if not forward:
-        for b, (r0, r1) in enumerate(blocks):
-            lo, hi = int(row_off[r0]), int(row_off[r1])
-            k.col_sums(counts.block(b, lo, hi), lo, first, col, alpha, tot)
-    for b, (r0, r1) in enumerate(blocks):
-        lo, hi = int(row_off[r0]), int(row_off[r1])
-        acc = counts.block(b, lo, hi)
-        z = np.zeros(r1 - r0)
+    counts = _ChunkCounts(ws, folder, "fb"[i], bounds, obs)
+
+    def block(b: int) -> np.ndarray:
+        r0, r1 = blocks[b]
+        return counts.block(b, int(row_off[r0]), int(row_off[r1]))
+
+    def normalise(b: int) -> None:
+        r0, r1 = blocks[b]
+        acc, lo, z = block(b), int(row_off[r0]), np.zeros(r1 - r0)
         if forward:
             k.row_sums(acc, lo, row_off, col, r0, r1, alpha, z)
         k.normalise_block(acc, lo, row_off, col, r0, r1, forward, first, z, tot, alpha, t)
+
+    with _block_pool(ws.config.threads, len(blocks)) as run:
+        if not forward:  # in block order: the same sums whatever the threads
+            for b, acc in enumerate(run(block, range(len(blocks)))):
+                k.col_sums(acc, int(row_off[blocks[b][0]]), first, col, alpha, tot)
+        for _ in run(normalise, range(len(blocks))):
+            pass
     return t
+
+
+@contextlib.contextmanager
+def _block_pool(threads: int, n_blocks: int):
+    """``map`` on a pool of ``threads`` threads (the plain ``map`` for one thread or block).
+    Results come in order; at most ``threads`` blocks ahead are held in memory."""
+    if threads < 2 or n_blocks < 2:
+        yield map
+        return
+    with ThreadPoolExecutor(threads) as pool:
+
+        def run(fn, items):
+            pending: deque = deque()
+            for item in items:
+                pending.append(pool.submit(fn, item))
+                if len(pending) > threads:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+
+        yield run

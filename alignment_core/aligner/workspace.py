@@ -39,6 +39,7 @@ import ctypes
 import json
 import threading
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
 
@@ -263,19 +264,18 @@ class Workspace:
         self._check_finished()
         data = em_chunks.load_chunk(self, chunk)
         jumps = self._jumps(last)
-        states = [
-            viterbi_states(
-                self.config,
-                data.corpus,
-                data.cells,
-                data.cell_off,
-                d,
-                self._t(last, i)[data.entries],
-                jumps[i],
-            )  # fmt: skip
-            for i, d in enumerate(DIRECTIONS)
-        ]
-        return symmetrised(data.corpus, states[0], states[1], self.config.symmetrize)
+        tables = [self._t(last, i)[data.entries] for i in (0, 1)]
+
+        def states(i: int) -> list[np.ndarray]:
+            return viterbi_states(self.config, data.corpus, data.cells, data.cell_off,
+                                  DIRECTIONS[i], tables[i], jumps[i])  # fmt: skip
+
+        if self.config.threads >= 2:  # the kernel releases the GIL: the directions side by side
+            with ThreadPoolExecutor(2) as pool:
+                forward, backward = pool.map(states, (0, 1))
+        else:
+            forward, backward = states(0), states(1)
+        return symmetrised(data.corpus, forward, backward, self.config.symmetrize)
 
     def align_chunk(
         self,

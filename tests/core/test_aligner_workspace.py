@@ -104,3 +104,25 @@ def test_a_corpus_of_one_chunk_trains_in_memory_to_the_folders_bits(tmp_path, co
     seen.clear()
     train(iter(corpus.pairs[:71]), CONFIG, progress=progress)
     assert max(seen) > 0  # two chunks: trained in a folder
+
+
+def test_the_m_step_and_alignment_on_threads_give_one_threads_bits(tmp_path, corpus, monkeypatch):
+    """The M-step's blocks (made small here: many blocks a direction) normalised on two
+    threads, and the two directions' Viterbi side by side, give the one-thread model and
+    links bit for bit."""
+    from alignment_core.aligner import em_chunks
+
+    monkeypatch.setattr(em_chunks, "BLOCK_ENTRIES", 40)
+    results = []
+    for threads in (1, 2):
+        cfg = CONFIG.replace(threads=threads)
+        ws = Workspace.create(tmp_path / f"ws{threads}", iter(corpus.pairs), cfg)
+        assert len(em_chunks._row_blocks(ws.row_off)) > 10
+        run_em(ws, threads)
+        links = [a for c in range(ws.n_corpus_chunks) for a in ws.alignments(c)]
+        results.append((ws.model(), links))
+    (one, one_links), (two, two_links) = results
+    assert np.array_equal(one.forward.t, two.forward.t)
+    assert np.array_equal(one.backward.t, two.backward.t)
+    assert one.log_likelihoods == two.log_likelihoods
+    assert one_links == two_links and sum(map(len, one_links)) > 1000
