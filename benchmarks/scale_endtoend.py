@@ -3,6 +3,7 @@ opened by an annotator, and its gold exported. Each step's wall time and peak RS
 
     DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://127.0.0.1:6379/N \\
       .venv/bin/python benchmarks/scale_endtoend.py --pairs 1000000 [--workers 2] [--keep]
+        [--tsv PAIRS.tsv]
 
 The steps, each in the processes that run it in production:
 
@@ -181,11 +182,12 @@ def line(name: str, r: dict, extra: str = "") -> None:
 
 
 def run(args: argparse.Namespace, work: Path) -> None:
-    tsv = work / "pairs.tsv"
+    tsv = Path(args.tsv) if args.tsv else work / "pairs.tsv"
     t0 = time.perf_counter()
-    write_tsv(tsv, args.pairs, args.sample)
+    if not tsv.exists():
+        write_tsv(tsv, args.pairs, args.sample)
     size = tsv.stat().st_size / 1e6
-    print(f"end to end, {args.pairs:,} pairs ({size:,.1f} MB TSV, written in "
+    print(f"end to end, {args.pairs:,} pairs ({size:,.1f} MB TSV, written or found in "
           f"{time.perf_counter() - t0:.0f} s); load {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} CPUs", flush=True)  # fmt: skip
     subprocess.run([sys.executable, "manage.py", "migrate", "--verbosity", "0"], cwd=REPO,
@@ -222,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunk", type=int, help="SEED_CHUNK_PAIRS (default: pairs / 4)")
     parser.add_argument("--submit", type=int, default=20, help="pairs the annotator submits")
     parser.add_argument("--keep-db", metavar="NAME", help="use (and keep) this database")
+    parser.add_argument("--tsv", help="the pairs file: written there if missing, else reused "
+                        "(it must hold --pairs pairs, --sample of them in 'sample')")  # fmt: skip
     parser.add_argument("--step", help=argparse.SUPPRESS)
     args, rest = parser.parse_known_args(argv)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gridalign.settings")
