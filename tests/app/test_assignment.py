@@ -201,3 +201,45 @@ def test_the_assign_page_counts_work_given_out_without_a_plan(client, project, l
     page = client.get(f"/projects/{project.pk}/assign/").content.decode()
     assert "No plan applied yet." in page
     assert "3 current assignments were made outside a plan" in page
+
+
+def test_a_plan_of_one_subcorpus_reads_only_its_pairs_and_the_trial_set(project, team, lead):
+    """A plan for a sample of a big project reads the sample (and the trial set), not every
+    pair: the statements on the pairs answer no more rows than those; and the plan is the one
+    the project's whole list of pairs gave (the rows outside the sample filtered in Python)."""
+    from django.db import connection
+
+    from annotator.models import SentencePair
+    from annotator.projects.services import assignment
+
+    make_pairs(project, {"bulk": 400})
+    sample = SentencePair.objects.filter(project=project, subcorpus__name="news").count()
+    trial = SentencePair.objects.filter(project=project, is_trial=True).count()
+    read: list[int] = []
+
+    def count_rows(execute, sql, params, many, context):
+        counting = sql.startswith("SELECT COUNT(*) FROM (")
+        if not counting and sql.startswith("SELECT") and 'FROM "annotator_sentencepair"' in sql:
+            with connection.cursor() as cursor:
+                cursor.execute(f"SELECT COUNT(*) FROM ({sql}) counted", params)
+                read.append(cursor.fetchone()[0])
+        return execute(sql, params, many, context)
+
+    request = request_for(team, subcorpora=("news",))
+    with connection.execute_wrapper(count_rows):
+        preview = preview_assignment(project=project, request=request)
+    assert read and max(read) <= sample + trial < 50
+
+    def every_pair(project, wanted, include_trial):  # the list before: every pair, in order
+        return SentencePair.objects.filter(project=project).values(
+            "id", "is_trial", "subcorpus__name"
+        )
+
+    original = assignment._candidate_pairs
+    try:
+        assignment._candidate_pairs = every_pair
+        whole = preview_assignment(project=project, request=request)
+    finally:
+        assignment._candidate_pairs = original
+    assert preview.fingerprint == whole.fingerprint
+    assert sum(w.new for w in preview.workloads) == sum(w.new for w in whole.workloads) > sample
