@@ -43,34 +43,27 @@ SEEDS_DELETED = seeded_change(
     "SELECT pair_id, count(*) AS k FROM old_seeds GROUP BY pair_id", "-", "s.now = 0"
 )
 
-FUNCTIONS = f"""
-CREATE OR REPLACE FUNCTION gridalign_tally_seeds_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    {SEEDS_INSERTED};
-    INSERT INTO {SEED_TALLY} (aligner_run_id, seeds)
-    SELECT aligner_run_id, count(*) FROM new_seeds GROUP BY aligner_run_id;
-    RETURN NULL;
-END $$;
-
-CREATE OR REPLACE FUNCTION gridalign_tally_seeds_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    {SEEDS_DELETED};
-    INSERT INTO {SEED_TALLY} (aligner_run_id, seeds)
-    SELECT aligner_run_id, -count(*) FROM old_seeds GROUP BY aligner_run_id;
-    RETURN NULL;
-END $$;
-"""
-
-# migration 0010's bodies, for going back
-PREVIOUS = f"""
-CREATE OR REPLACE FUNCTION gridalign_tally_seeds_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    INSERT INTO {TALLY} (project_id, subcorpus_id, pairs, trial, seeded)
+PREVIOUS_INSERTED = f"""INSERT INTO {TALLY} (project_id, subcorpus_id, pairs, trial, seeded)
     SELECT p.project_id, p.subcorpus_id, 0, 0, count(*)
     FROM (SELECT pair_id, count(*) AS k FROM new_seeds GROUP BY pair_id) n
     JOIN {PAIRS} p ON p.id = n.pair_id
     WHERE n.k = (SELECT count(*) FROM {SEEDS} s WHERE s.pair_id = n.pair_id)
-    GROUP BY p.project_id, p.subcorpus_id;
+    GROUP BY p.project_id, p.subcorpus_id"""
+PREVIOUS_DELETED = f"""INSERT INTO {TALLY} (project_id, subcorpus_id, pairs, trial, seeded)
+    SELECT p.project_id, p.subcorpus_id, 0, 0, -count(*)
+    FROM (SELECT DISTINCT pair_id FROM old_seeds) o
+    JOIN {PAIRS} p ON p.id = o.pair_id
+    WHERE (SELECT count(*) FROM {SEEDS} s WHERE s.pair_id = o.pair_id) = 0
+    GROUP BY p.project_id, p.subcorpus_id"""
+
+
+def functions(inserted: str, deleted: str) -> str:
+    """Both seed triggers' functions, with ``inserted`` and ``deleted`` as their PairTally
+    statements (their SeedTally statements are 0010's)."""
+    return f"""
+CREATE OR REPLACE FUNCTION gridalign_tally_seeds_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    {inserted};
     INSERT INTO {SEED_TALLY} (aligner_run_id, seeds)
     SELECT aligner_run_id, count(*) FROM new_seeds GROUP BY aligner_run_id;
     RETURN NULL;
@@ -78,12 +71,7 @@ END $$;
 
 CREATE OR REPLACE FUNCTION gridalign_tally_seeds_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO {TALLY} (project_id, subcorpus_id, pairs, trial, seeded)
-    SELECT p.project_id, p.subcorpus_id, 0, 0, -count(*)
-    FROM (SELECT DISTINCT pair_id FROM old_seeds) o
-    JOIN {PAIRS} p ON p.id = o.pair_id
-    WHERE (SELECT count(*) FROM {SEEDS} s WHERE s.pair_id = o.pair_id) = 0
-    GROUP BY p.project_id, p.subcorpus_id;
+    {deleted};
     INSERT INTO {SEED_TALLY} (aligner_run_id, seeds)
     SELECT aligner_run_id, -count(*) FROM old_seeds GROUP BY aligner_run_id;
     RETURN NULL;
@@ -105,5 +93,8 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RunPython(on_postgresql(FUNCTIONS), on_postgresql(PREVIOUS)),
+        migrations.RunPython(
+            on_postgresql(functions(SEEDS_INSERTED, SEEDS_DELETED)),
+            on_postgresql(functions(PREVIOUS_INSERTED, PREVIOUS_DELETED)),  # 0010's, going back
+        ),
     ]
