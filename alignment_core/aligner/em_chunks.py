@@ -9,9 +9,6 @@ normalises them (``_csr_kernels``) into the next float32 t.
 
 from __future__ import annotations
 
-import contextlib
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +16,7 @@ import numpy as np
 from alignment_core.aligner.corpus_store import chunk_name
 from alignment_core.aligner.hmm import MM_ITERATIONS
 from alignment_core.aligner.table import DIRECTIONS, Direction
+from alignment_core.aligner.threads import in_order
 from alignment_core.aligner.vocab import FlatCorpus
 
 # Table entries per M-step block (its float64 accumulator: 8 bytes each).
@@ -222,31 +220,10 @@ def _normalise(ws, folder: str, i: int, d: Direction, obs) -> np.ndarray:
             k.row_sums(acc, lo, row_off, col, r0, r1, alpha, z)
         k.normalise_block(acc, lo, row_off, col, r0, r1, forward, first, z, tot, alpha, t)
 
-    with _block_pool(ws.config.threads, len(blocks)) as run:
-        if not forward:  # in block order: the same sums whatever the threads
-            for b, acc in enumerate(run(block, range(len(blocks)))):
-                k.col_sums(acc, int(row_off[blocks[b][0]]), first, col, alpha, tot)
-        for _ in run(normalise, range(len(blocks))):
-            pass
+    workers = min(ws.config.threads, len(blocks))
+    if not forward:  # in block order: the same sums whatever the threads
+        for b, acc in enumerate(in_order(block, range(len(blocks)), workers)):
+            k.col_sums(acc, int(row_off[blocks[b][0]]), first, col, alpha, tot)
+    for _ in in_order(normalise, range(len(blocks)), workers):
+        pass
     return t
-
-
-@contextlib.contextmanager
-def _block_pool(threads: int, n_blocks: int):
-    """``map`` on a pool of ``threads`` threads (the plain ``map`` for one thread or block).
-    Results come in order; at most ``threads`` blocks ahead are held in memory."""
-    if threads < 2 or n_blocks < 2:
-        yield map
-        return
-    with ThreadPoolExecutor(threads) as pool:
-
-        def run(fn, items):
-            pending: deque = deque()
-            for item in items:
-                pending.append(pool.submit(fn, item))
-                if len(pending) > threads:
-                    yield pending.popleft().result()
-            while pending:
-                yield pending.popleft().result()
-
-        yield run

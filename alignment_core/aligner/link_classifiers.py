@@ -5,8 +5,7 @@ and the fitted stages that score cells (``LinkStages``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -22,6 +21,11 @@ from alignment_core.aligner.features import (
     context_features,
 )
 from alignment_core.aligner.link_config import LinkModelConfig
+from alignment_core.aligner.threads import in_threads
+
+# The folds' trees are fitted and scored ``in_threads``: they release the GIL, and each thread
+# keeps its own one-thread OpenMP limit (``_one_thread``), so the folds share the cores without
+# the spinning of nested OpenMP threads.
 
 TokenPairs = Sequence[tuple[Sequence[str], Sequence[str]]]
 
@@ -174,17 +178,6 @@ def beside_a_likely_link(context: np.ndarray, widen: float) -> np.ndarray:
     stage also looks at them (phrase blocks reach cells with no HMM evidence of their own)."""
     neighbours = context[:, 1 : 1 + len(NEIGHBOURS)].max(axis=1) if len(context) else context
     return np.asarray(neighbours >= widen, dtype=bool).reshape(-1)
-
-
-def in_threads(fn: Callable[[Any], Any], items: Sequence[Any], workers: int) -> list[Any]:
-    """``[fn(x) for x in items]``, run in up to ``workers`` threads. The trees' fitting and
-    scoring release the GIL, and each thread keeps its own one-thread OpenMP limit
-    (``_one_thread``), so the folds share the cores without the spinning of nested OpenMP
-    threads; the results do not depend on ``workers``."""
-    if workers <= 1 or len(items) <= 1:
-        return [fn(x) for x in items]
-    with ThreadPoolExecutor(max_workers=min(workers, len(items))) as pool:
-        return list(pool.map(fn, items))
 
 
 class FoldAverage:

@@ -46,7 +46,6 @@ from alignment_core.aligner.link_classifiers import (
     beside_a_likely_link,
     fit_classifier,
     import_trees,
-    in_threads,
     kept_columns,
     on_rows,
     probability,
@@ -76,6 +75,7 @@ from alignment_core.aligner.seed_model import SeedModel
 from alignment_core.aligner.seed_resources import EVIDENCE_KEYS, SeedResources, note
 from alignment_core.aligner.tags import TAG_NAMES
 from alignment_core.aligner.thesaurus import THESAURUS_NAMES
+from alignment_core.aligner.threads import in_threads
 from alignment_core.aligner.training import train
 from alignment_core.aligner.vectors import VECTOR_NAMES
 from alignment_core.aligner.wordclass import WORD_CLASS_NAMES

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,6 +25,7 @@ from alignment_core.aligner.config import AlignerConfig
 from alignment_core.aligner.symmetrize import links_from_states
 from alignment_core.aligner.symmetrize import symmetrize as symmetrize_links
 from alignment_core.aligner.table import DIRECTIONS, Direction, cell_offsets, jump_class_table
+from alignment_core.aligner.threads import in_threads
 from alignment_core.aligner.vocab import (
     UNK_ID,
     FlatCorpus,
@@ -211,11 +211,7 @@ class AlignerModel:
 
     def _both(self, fn: Callable[[Direction, TrainedDirection], R]) -> list[R]:
         params = (self.forward, self.backward)
-        if self.config.threads < 2:
-            return [fn(d, p) for d, p in zip(DIRECTIONS, params, strict=True)]
-        with ThreadPoolExecutor(2) as pool:
-            futures = [pool.submit(fn, d, p) for d, p in zip(DIRECTIONS, params, strict=True)]
-            return [f.result() for f in futures]
+        return in_threads(lambda i: fn(DIRECTIONS[i], params[i]), (0, 1), self.config.threads)
 
     def _jumps(self, corpus: FlatCorpus) -> tuple[np.ndarray, int, int]:
         max_len = int(max(corpus.src_len().max(initial=1), corpus.tgt_len().max(initial=1)))

@@ -20,6 +20,7 @@ from pathlib import Path
 from alignment_core.aligner.config import AlignerConfig
 from alignment_core.aligner.model import AlignerModel
 from alignment_core.aligner.table import DIRECTIONS
+from alignment_core.aligner.threads import in_threads
 from alignment_core.aligner.workspace import Workspace
 from alignment_core.alignment import Alignment
 from alignment_core.progress import Progress, silent
@@ -98,8 +99,7 @@ def _esteps(ws: Workspace, step: int, pool, threads: int) -> None:
         for i in (0, 1):
             list(pool.map(lambda c, i=i: ws.estep(step, c, i), range(ws.n_chunks)))
     elif threads >= 2 and ws.n_chunks == 1:
-        with ThreadPoolExecutor(2) as both:
-            list(both.map(lambda i: ws.estep(step, 0, i), (0, 1)))
+        in_threads(lambda i: ws.estep(step, 0, i), (0, 1), 2)
     else:
         for i in (0, 1):
             for chunk in range(ws.n_chunks):

@@ -39,7 +39,6 @@ import ctypes
 import json
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
 
@@ -57,6 +56,7 @@ from alignment_core.aligner.model import (
     viterbi_states,
 )
 from alignment_core.aligner.table import DIRECTIONS, jump_class_table
+from alignment_core.aligner.threads import in_threads
 from alignment_core.aligner.vocab import Vocabulary
 from alignment_core.aligner.workspace_setup import gold_counts, identity_entries, write_links
 from alignment_core.aligner.workspace_store import FolderStore, MemoryStore
@@ -270,11 +270,7 @@ class Workspace:
             return viterbi_states(self.config, data.corpus, data.cells, data.cell_off,
                                   DIRECTIONS[i], tables[i], jumps[i])  # fmt: skip
 
-        if self.config.threads >= 2:  # the kernel releases the GIL: the directions side by side
-            with ThreadPoolExecutor(2) as pool:
-                forward, backward = pool.map(states, (0, 1))
-        else:
-            forward, backward = states(0), states(1)
+        forward, backward = in_threads(states, (0, 1), self.config.threads)  # side by side
         return symmetrised(data.corpus, forward, backward, self.config.symmetrize)
 
     def align_chunk(
