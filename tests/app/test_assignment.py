@@ -203,7 +203,9 @@ def test_the_assign_page_counts_work_given_out_without_a_plan(client, project, l
     assert "3 current assignments were made outside a plan" in page
 
 
-def test_a_plan_of_one_subcorpus_reads_only_its_pairs_and_the_trial_set(project, team, lead):
+def test_a_plan_of_one_subcorpus_reads_only_its_pairs_and_the_trial_set(
+    project, team, lead, monkeypatch
+):
     """A plan for a sample of a big project reads the sample (and the trial set), not every
     pair: the statements on the pairs answer no more rows than those; and the plan is the one
     the project's whole list of pairs gave (the rows outside the sample filtered in Python)."""
@@ -235,11 +237,7 @@ def test_a_plan_of_one_subcorpus_reads_only_its_pairs_and_the_trial_set(project,
             "id", "is_trial", "subcorpus__name"
         )
 
-    original = assignment._candidate_pairs
-    try:
-        assignment._candidate_pairs = every_pair
-        whole = preview_assignment(project=project, request=request)
-    finally:
-        assignment._candidate_pairs = original
+    monkeypatch.setattr(assignment, "_candidate_pairs", every_pair)
+    whole = preview_assignment(project=project, request=request)
     assert preview.fingerprint == whole.fingerprint
     assert sum(w.new for w in preview.workloads) == sum(w.new for w in whole.workloads) > sample
