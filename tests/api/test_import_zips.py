@@ -16,6 +16,13 @@ from tests.api.helpers import upload
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def own_upload_folder(settings, tmp_path):
+    """This module's own upload folder: other tests running beside it (xdist) upload too, and
+    "nothing left behind" compares the folder's contents before and after."""
+    settings.VAR_DIR = tmp_path
+
 LINKS = "0-0 1-1\n0-0\n"
 PAIRS = "p1\tthe cat\ta cat\np2\tit rained\train fell\n"
 
