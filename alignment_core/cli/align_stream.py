@@ -1,10 +1,10 @@
 """``align`` on a corpus that is never held whole: the HMM path without gold or posteriors.
 
-The corpus file is read twice, chunk by chunk (``formats.iter_pair_chunks``; jsonl and tsv
-stream a line at a time, other formats are read whole by the reader): once to train (the
-chunked EM of ``aligner.workspace``, in a temporary folder), once to align and write, the
-links of each chunk written before the next chunk is read. Memory is bounded by the
-vocabulary, the translation table and one chunk.
+The corpus file is read chunk by chunk (``formats.iter_pair_chunks``; jsonl and tsv stream a
+line at a time, other formats are read whole by the reader) to train (the chunked EM of
+``aligner.workspace``, in a temporary folder), then the links are written chunk by chunk: as
+they come for pharaoh output (links only), else beside the pairs of a second reading. Memory
+is bounded by the vocabulary, the translation table and one chunk.
 """
 
 from __future__ import annotations
@@ -43,10 +43,15 @@ def _train(args: argparse.Namespace, cfg: AlignerConfig, bar: ProgressBar, folde
     return ws
 
 
-def _links(ws: Workspace | None, model: AlignerModel | None, args) -> Iterator[tuple]:
+def _links(ws: Workspace | None, model: AlignerModel | None, args, text: bool) -> Iterator[tuple]:
     """(pair, alignment) in input order: from the workspace's chunks (no vocabulary, one table
-    at a time) after training, else from ``model``."""
+    at a time) after training, else from ``model``. When the output holds no ``text`` (pharaoh
+    links), the workspace's links need no second reading of the corpus: their pairs are empty."""
     stream = (a for c in range(ws.n_corpus_chunks) for a in ws.alignments(c)) if ws else None
+    if stream is not None and not text:
+        for a in stream:
+            yield AlignedPair("", [], [], a), a
+        return
     for chunk in _chunks(args):
         if stream is None:
             alignments = model.align([(p.source, p.target) for p in chunk])
@@ -79,15 +84,16 @@ def run_streamed(args: argparse.Namespace, cfg: AlignerConfig, model: AlignerMod
             ws = _train(args, cfg, bar, Path(tmp)) if model is None else None
             say_normalized(normalization(args))
 
+            out_fmt = args.out_fmt or ("jsonl" if args.out.endswith(".jsonl") else "pharaoh")
+
             def aligned() -> Iterator[AlignedPair]:
-                for p, a in _links(ws, model, args):
+                for p, a in _links(ws, model, args, text=out_fmt != "pharaoh"):
                     counts["pairs"] += 1
                     counts["links"] += len(a)
                     if counts["pairs"] % 5000 == 0:
                         bar.report(0.95, f"aligned {counts['pairs']} pairs")
                     yield AlignedPair(p.id, p.source, p.target, a, p.subcorpus, metadata=p.metadata)
 
-            out_fmt = args.out_fmt or ("jsonl" if args.out.endswith(".jsonl") else "pharaoh")
             write_pairs(aligned(), sys.stdout if args.out == "-" else args.out, out_fmt)
             if args.save_model:
                 (model or ws.model()).save(args.save_model)

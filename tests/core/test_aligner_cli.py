@@ -152,10 +152,11 @@ def test_module_entry_point_to_stdout(corpus):
     assert "0-0" in proc.stdout.splitlines()[0]
 
 
-def test_the_streamed_hmm_path_writes_what_the_in_process_model_aligns(tmp_path):
-    """--no-builtin without gold or posteriors streams the file twice (train, then align and
-    write chunk by chunk); its links are those of train() + align() on the same pairs, and a
-    saved model aligns the file the same way again."""
+def test_the_streamed_hmm_path_writes_what_the_in_process_model_aligns(tmp_path, monkeypatch):
+    """--no-builtin without gold or posteriors streams the file (train, then align and write
+    chunk by chunk); its links are those of train() + align() on the same pairs, in jsonl (the
+    pairs read again beside them) and in pharaoh (links only, one line per pair, in order),
+    over several chunks, and a saved model aligns the file the same way again."""
     from alignment_core.aligner import AlignerConfig, train
     from alignment_core.aligner.synthetic import synthetic_corpus
 
@@ -173,3 +174,16 @@ def test_the_streamed_hmm_path_writes_what_the_in_process_model_aligns(tmp_path)
         rows = read_jsonl(written)
         assert [r["id"] for r in rows] == [f"q{n}" for n in range(len(pairs))]
         assert [{tuple(x) for x in r["sure"]} for r in rows] == [a.sure for a in expected]
+
+    # pharaoh, over chunks of 50 pairs (the base config the streamed run starts from)
+    from alignment_core.cli import align_stream
+
+    monkeypatch.setattr(align_stream, "AlignerConfig", lambda: AlignerConfig(chunk_pairs=50))
+    links = tmp_path / "out.pharaoh"
+    assert main(["align", str(path), "--out", str(links), *common]) == 0
+    chunked = train(pairs, AlignerConfig(threads=1, chunk_pairs=50)).align(pairs)
+    lines = links.read_text().splitlines()
+    assert len(lines) == len(pairs)
+    assert [{tuple(map(int, x.split("-"))) for x in line.split()} for line in lines] == [
+        a.sure for a in chunked
+    ]
