@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,7 +73,9 @@ class Encoded:
 class _Encoder:
     """Collects a chunk's tokens as two flat lists (one per side) and maps them to ids a chunk
     at a time: new words are found among the chunk's distinct words, the ids by a C-level
-    ``map`` over the dictionary, so no Python code runs per token."""
+    ``map`` over the dictionary, so no Python code runs per token. A chunk's cells are found
+    and written on a second thread (the kernels release the GIL) while this one reads and
+    encodes the next chunk; at most one chunk waits there."""
 
     def __init__(self, store, chunk_pairs: int, kernels, keep: set[int], lowercase: bool):
         self.store, self.chunk_pairs, self.kernels, self.keep = store, chunk_pairs, kernels, keep
@@ -89,6 +92,8 @@ class _Encoder:
         self.src_freq = np.zeros(0, dtype=np.int64)
         self.tgt_freq = np.zeros(0, dtype=np.int64)
         self.gold: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.writer = ThreadPoolExecutor(1, thread_name_prefix="gridalign-encode")
+        self.written: Future | None = None
 
     def add(self, source: Sequence[str], target: Sequence[str], lexicon: bool) -> None:
         if not self.src_len:
@@ -122,8 +127,17 @@ class _Encoder:
         if not lexicon:
             self.src_freq = _add_counts(self.src_freq, corpus.src, len(self.src_vocab))
             self.tgt_freq = _add_counts(self.tgt_freq, corpus.tgt, len(self.tgt_vocab))
-        _write_chunk(self.store, len(self.starts) - 1, corpus, self.kernels, self.src_vocab,
-                     self.tgt_vocab)  # fmt: skip
+        self.wait()
+        self.written = self.writer.submit(
+            _write_chunk, self.store, len(self.starts) - 1, corpus, self.kernels,
+            len(self.src_vocab), len(self.tgt_vocab),
+        )  # fmt: skip
+
+    def wait(self) -> None:
+        """Until the chunk on the writing thread is written (its error raised here)."""
+        if self.written is not None:
+            written, self.written = self.written, None
+            written.result()
 
     def _see(self, src_new: list[tuple[int, str]], tgt_new: list[tuple[int, str]], corpus):
         """Record the words new to either vocabulary in the order a pair-by-pair reading meets
@@ -176,11 +190,12 @@ def _add_counts(acc: np.ndarray, ids: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
-def _write_chunk(store, index, corpus, kernels, src_vocab, tgt_vocab) -> None:
+def _write_chunk(store, index, corpus, kernels, n_src_words: int, n_tgt_words: int) -> None:
     """One chunk's ids, its cells (local indices) and its sorted distinct keys (packed
-    ``src << 32 | tgt``, so they compare as (source, target) whatever the vocabularies grow to)."""
+    ``src << 32 | tgt``, so they compare as (source, target) whatever the vocabularies grow to).
+    ``n_*_words``: the vocabularies' sizes once the chunk was encoded."""
     cell_off = cell_offsets(corpus)
-    n_src, n_tgt = np.int64(len(src_vocab)), np.int64(len(tgt_vocab))
+    n_src, n_tgt = np.int64(n_src_words), np.int64(n_tgt_words)
     raw = np.empty(int(cell_off[-1]), dtype=np.int64)
     kernels.cell_keys(corpus.src, corpus.src_off, corpus.tgt, corpus.tgt_off, cell_off, n_tgt, raw)
     if len(raw) >= 2**31:
@@ -208,15 +223,19 @@ def encode_chunks(
 ) -> Encoded:
     """Stream ``pairs`` into chunk files in ``store`` (see the module docstring)."""
     enc = _Encoder(store, chunk_pairs, kernels, gold_indices, lowercase)
-    for source, target in pairs:
-        enc.add(source, target, False)
-    enc.flush(False)
-    n_pairs = enc.n
-    lexicon = list(enc.seen) if identity_lexicon else []
-    enc.keep = set()
-    for w in lexicon:
-        enc.add([w], [w], True)
-    enc.flush(True)
+    try:
+        for source, target in pairs:
+            enc.add(source, target, False)
+        enc.flush(False)
+        n_pairs = enc.n
+        lexicon = list(enc.seen) if identity_lexicon else []
+        enc.keep = set()
+        for w in lexicon:
+            enc.add([w], [w], True)
+        enc.flush(True)
+        enc.wait()
+    finally:
+        enc.writer.shutdown(wait=True)
     return Encoded(
         enc.src_vocab, enc.tgt_vocab, n_pairs, enc.starts, lexicon,
         _add_counts(enc.src_freq, np.zeros(0, np.int32), len(enc.src_vocab)),
