@@ -225,6 +225,7 @@ class Workspace:
         if missing:
             shown = ", ".join(map(str, missing[:10])) + (" …" if len(missing) > 10 else "")
             raise ValueError(f"step {step}: no counts yet for chunk(s) {shown}")
+        self._release_memory()  # what the E-steps freed, before the M-step's tables
         em_chunks.mstep(self, step, folder)
         self._forget(step - 1)
         self._release_memory()
@@ -396,6 +397,7 @@ class Workspace:
         for tag, n_emit in (("f", self.meta["n_tgt"]), ("b", self.meta["n_src"])):
             t = np.full(self.n_entries, 1.0 / n_emit, dtype=np.float32)
             self.store.save(self._params_path(0, f".{tag}.npy"), t)
+            del t  # before the next direction's: one table in memory, not two
         w = initial_jump_weights(n_classes)
         self.write_params(0, {"jump_f": w, "jump_b": w, "ll_f": [], "ll_b": []})
 
