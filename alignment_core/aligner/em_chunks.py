@@ -199,7 +199,7 @@ def _normalise(ws, folder: str, i: int, d: Direction, obs) -> np.ndarray:
     release the GIL; each block writes its own rows of t). The backward direction's column
     totals are still added block by block in order, so the result is the same, bit for bit,
     on any number of threads. Each block maps the table's columns afresh and drops the mapping
-    when done, so the columns are never resident whole (100 MB of a 100,000-pair corpus's)."""
+    when done, so the columns are never resident whole (74 MB of a 100,000-pair corpus's)."""
     k, alpha = ws.kernels, float(ws.config.t_smoothing)
     row_off = ws.row_off
     first = int(row_off[1]) if len(row_off) > 1 else 0
