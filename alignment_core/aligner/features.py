@@ -185,15 +185,31 @@ def is_punctuation(token: str) -> bool:
     return bool(token) and all(unicodedata.category(c)[0] in "PS" for c in token)
 
 
+def count_tokens(counts: dict[str, int], source: Sequence[str], target: Sequence[str]) -> None:
+    """Add one pair's casefolded words to ``counts`` (``TokenStats``'s, in first-seen order)."""
+    for w in (*source, *target):
+        key = casefold(w)
+        counts[key] = counts.get(key, 0) + 1
+
+
 class TokenStats:
     """Casefolded word counts of a corpus (the frequency features' scale)."""
 
     def __init__(self, pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> None:
         counts: dict[str, int] = {}
         for source, target in pairs:
-            for w in (*source, *target):
-                key = casefold(w)
-                counts[key] = counts.get(key, 0) + 1
+            count_tokens(counts, source, target)
+        self._use(counts)
+
+    @classmethod
+    def of_counts(cls, counts: dict[str, int]) -> TokenStats:
+        """The statistics of a corpus whose pairs ``count_tokens`` counted into ``counts`` as
+        they streamed by, in order (the same as ``TokenStats(pairs)``)."""
+        stats = cls.__new__(cls)
+        stats._use(counts)
+        return stats
+
+    def _use(self, counts: dict[str, int]) -> None:
         self.counts = counts
         self.index = {w: k for k, w in enumerate(counts)}
 

@@ -357,16 +357,37 @@ def _builtin_alone(pairs, gold, cfg, lcfg, resources: SeedResources, builtin, re
     """Too little gold for a model of the project's own: the built-in model reads the
     unsupervised HMM's evidence on these pairs (as it did on Edinburgh++'s when fitted)."""
     hmm = _train_hmm(pairs, cfg, None, report, 0.9)
-    use = resources.used_by(True, True, True, True)
     reason = (
         f"{len(gold)} gold pair(s), fewer than the {lcfg.min_gold_pairs} a model of the "
         f"project's own needs: the built-in English model {builtin.version} seeds"
     )
     report(1.0, "trained")
+    return builtin_seed_model(hmm, TokenStats(pairs), resources, builtin, len(gold), reason)
+
+
+def builtin_problem(builtin: BuiltinModel, resources: SeedResources) -> str | None:
+    """Why ``builtin`` cannot read its inputs with ``resources`` (a resource missing or off),
+    or None when it can."""
+    return builtin.unusable(input_names(BUILTIN_LINK_CONFIG, resources))
+
+
+def builtin_seed_model(
+    hmm: AlignerModel,
+    stats: TokenStats,
+    resources: SeedResources,
+    builtin: BuiltinModel,
+    n_gold: int,
+    reason: str,
+) -> SeedModel:
+    """The built-in model seeding alone on the evidence of ``hmm``, the unsupervised HMM of
+    the corpus whose casefolded word counts are ``stats``: what ``train_seed_model`` gives
+    with too little gold, and what a project seeded in chunks over the workers builds from
+    its workspace's HMM (``annotator.seeding.chunked_steps``)."""
+    use = resources.used_by(True, True, True, True)
     return SeedModel(
         kind="builtin",
         hmm=hmm,
-        stats=TokenStats(pairs),
+        stats=stats,
         wordnet=use.wordnet,
         vectors=use.vectors,
         thesaurus=use.thesaurus,
@@ -376,7 +397,7 @@ def _builtin_alone(pairs, gold, cfg, lcfg, resources: SeedResources, builtin, re
         builtin=builtin,
         builtin_weight=1.0,
         info={
-            "gold_pairs": len(gold),
+            "gold_pairs": n_gold,
             "reason": reason,
             "builtin_version": builtin.version,
             "builtin_weight": 1.0,
@@ -391,7 +412,7 @@ def _too_little_gold(pairs, gold, cfg, lcfg, every: SeedResources, builtin, repo
     (saying why the built-in model was not used, when there was one)."""
     problem = None
     if builtin is not None:
-        problem = builtin.unusable(input_names(BUILTIN_LINK_CONFIG, every))
+        problem = builtin_problem(builtin, every)
         if problem is None:
             return _builtin_alone(pairs, gold, cfg, lcfg, every, builtin, report)
     model = _hmm_alone(pairs, gold, cfg, lcfg, report)

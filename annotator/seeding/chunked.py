@@ -73,6 +73,7 @@ class Plan:
     labels: list[str]  # each EM step's name ("HMM iteration 2/5")
     gold_pairs: int
     use_gold: bool
+    model: str = "hmm"  # what seeds: "hmm", or "builtin" (the built-in English model)
 
     @property
     def units(self) -> int:
@@ -182,7 +183,9 @@ def running(job_id: int) -> bool:
 # --- planning --------------------------------------------------------------------------------
 
 
-def new_plan(*, job: Job, run: AlignerRun, pairs: int, gold_pairs: int, workspace: Any) -> Plan:
+def new_plan(
+    *, job: Job, run: AlignerRun, pairs: int, gold_pairs: int, workspace: Any, model: str = "hmm"
+) -> Plan:
     """The plan of ``job`` over its (just created) training ``workspace``."""
     if workspace.meta["n_pairs"] != pairs:
         raise RuntimeError(f"the workspace holds {workspace.meta['n_pairs']} pairs, not {pairs}")
@@ -198,6 +201,7 @@ def new_plan(*, job: Job, run: AlignerRun, pairs: int, gold_pairs: int, workspac
         labels=[workspace.step_label(step) for step in range(workspace.n_steps)],
         gold_pairs=gold_pairs,
         use_gold=bool(job.params.get("use_gold", True)),
+        model=model,
     )
 
 

@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import functools
 import itertools
+import json
 import logging
 import shutil
 from collections.abc import Iterator
@@ -84,20 +85,29 @@ def start_chunked_seed(job: Job, reporter: JobReporter, *, n_pairs: int) -> dict
     folder.mkdir(parents=True, exist_ok=True)
     cfg = aligner_config(project)
     gold = gold_by_index(project) if job.params.get("use_gold", True) else {}
+    builtin, why_not = chunked_builtin(project)
     reporter.progress(0.5, f"writing {n_pairs} pairs into the training workspace")
     tokens = ((src, tgt) for _, src, tgt in pair_token_rows(project.pk))
-    ws = Workspace.create(folder / "workspace", tokens, cfg, gold, cfg.chunk_pairs)
+    counts: dict[str, int] = {}
+    if builtin is None:
+        ws = Workspace.create(folder / "workspace", tokens, cfg, gold, cfg.chunk_pairs)
+    else:  # the built-in model reads the unsupervised HMM, and the corpus's word counts
+        ws = Workspace.create(folder / "workspace", _counted(tokens, counts), cfg, {},
+                              cfg.chunk_pairs)  # fmt: skip
+        write_atomically(folder / TOKEN_COUNTS, json.dumps(counts).encode())
+    kind = "hmm" if builtin is None else "builtin"
     run = AlignerRun.objects.create(
         project=project,
         kind=AlignerRun.Kind.ALIGNER,
         job=job,
-        config={**dataclasses.asdict(cfg), "model_kind": "hmm", "chunked": True,
-                "chunks": ws.n_chunks},
+        config={**dataclasses.asdict(cfg), "model_kind": kind, "chunked": True,
+                "chunks": ws.n_chunks,
+                **({"builtin_version": builtin.version} if builtin else {})},
         gold_pairs=len(gold),
-        note=_note(project, len(gold)),
+        note=_note(project, len(gold), builtin, why_not),
         published=False,
     )  # fmt: skip
-    plan = new_plan(job=job, run=run, pairs=n_pairs, gold_pairs=len(gold), workspace=ws)
+    plan = new_plan(job=job, run=run, pairs=n_pairs, gold_pairs=len(gold), workspace=ws, model=kind)
     save_plan(plan)
     reporter.progress(2, f"{plan.steps} EM steps over {plan.chunks} chunks of "
                          f"{plan.chunk_pairs} pairs")  # fmt: skip
@@ -142,19 +152,74 @@ def gold_by_index(project: Project) -> dict[int, Any]:
             if pair_id in links_of}  # fmt: skip
 
 
-def _note(project: Project, n_gold: int) -> str:
+# The job folder's file of the corpus's casefolded word counts (the built-in model's input).
+TOKEN_COUNTS = "token_counts.json"
+
+
+def chunked_builtin(project: Project) -> tuple[Any, str | None]:
+    """The built-in English model when it seeds ``project`` in chunks, else None and why not:
+    the rule of ``seed_default.builtin_for`` (declared languages, else the text of the first
+    pairs, as many as ``language.english_share`` reads), and the resources it reads installed.
+
+    In chunks it seeds alone, whatever the gold: the supervised link model and its pooling
+    with the built-in model train on per-pair inputs of the whole corpus in one process and
+    are not chunked; the built-in model alone beats the HMM with the gold as counts on both
+    English sets measured (docs/benchmarks.md, "The CLI's default with gold")."""
+    from alignment_core.aligner.installed import installed_resources
+    from alignment_core.aligner.link_training import builtin_problem
+    from alignment_core.aligner.seed_default import builtin_for
+
+    builtin, why_not = builtin_for(_first_pairs(project), project.source_language,
+                                   project.target_language)  # fmt: skip
+    if builtin is None:
+        return None, why_not
+    problem = builtin_problem(builtin, installed_resources())
+    return (None, problem) if problem else (builtin, None)
+
+
+def _first_pairs(project: Project) -> list[tuple]:
+    """The project's first pairs, until each side has ``SAMPLE_TOKENS`` tokens (what the
+    English verdict reads of the whole list)."""
+    from alignment_core.aligner.language import SAMPLE_TOKENS
+
+    out: list[tuple] = []
+    seen = [0, 0]
+    for _, src, tgt in pair_token_rows(project.pk):
+        out.append((src, tgt))
+        seen[0] += len(src)
+        seen[1] += len(tgt)
+        if min(seen) >= SAMPLE_TOKENS:
+            break
+    return out
+
+
+def _counted(tokens: Iterator[tuple], counts: dict[str, int]) -> Iterator[tuple]:
+    """``tokens`` as they stream by, their casefolded words counted into ``counts``."""
+    from alignment_core.aligner.features import count_tokens
+
+    for src, tgt in tokens:
+        count_tokens(counts, src, tgt)
+        yield src, tgt
+
+
+def _note(project: Project, n_gold: int, builtin: Any, why_not: str | None) -> str:
     """What seeded, and what seeding in one task would have used instead: the chunked path
-    runs the HMM (with the gold as counts); the supervised link model and the built-in
-    English model do not run in chunks yet (their inputs span the corpus in memory)."""
-    from alignment_core.aligner.language import declared_english
+    runs the built-in English model on English pairs (on the unsupervised HMM's evidence),
+    else the HMM (with the gold as counts); the supervised link model does not run in chunks
+    yet (its inputs span the corpus in memory)."""
     from alignment_core.aligner.link_config import MIN_GOLD_PAIRS
 
+    if builtin is not None:
+        note = f"chunked over the workers: the built-in English model {builtin.version}"
+        if n_gold:
+            note += f" (the {n_gold} gold pairs train nothing in chunks yet)"
+        return note
     how = "the HMM with the gold as counts" if n_gold else "the HMM"
     note = f"chunked over the workers: {how}"
     if n_gold >= MIN_GOLD_PAIRS:
         note += f" (the supervised link model, which {n_gold} gold pairs allow, is not chunked yet)"
-    elif declared_english(project.source_language, project.target_language):
-        note += " (the built-in English model is not chunked yet)"
+    if why_not and not why_not.startswith("not English"):
+        note += f"; the built-in English model was not used: {why_not}"
     return note
 
 
@@ -207,15 +272,30 @@ def fit(job_id: int) -> None:
 
 def _seed_model(job_id: int) -> Any:
     """The job's seed model, loaded once per worker process."""
-    return _load_seed_model(str(job_folder(job_id) / "model.npz"), read_plan(job_id).run)
+    plan = read_plan(job_id)
+    return _load_seed_model(str(job_folder(job_id)), plan.run, plan.model, plan.gold_pairs)
 
 
 @functools.lru_cache(maxsize=2)
-def _load_seed_model(path: str, run: int) -> Any:
+def _load_seed_model(folder: str, run: int, kind: str, gold_pairs: int) -> Any:
+    """The HMM the fit saved, alone, or read by the built-in English model (the same model
+    as ``link_training.train_seed_model`` builds in one task with too little gold)."""
     from alignment_core.aligner.model import AlignerModel
     from alignment_core.aligner.seed_model import SeedModel
 
-    return SeedModel(kind="hmm", hmm=AlignerModel.load(path))
+    hmm = AlignerModel.load(f"{folder}/model.npz")
+    if kind == "hmm":
+        return SeedModel(kind="hmm", hmm=hmm)
+    from alignment_core.aligner.builtin import load_builtin
+    from alignment_core.aligner.features import TokenStats
+    from alignment_core.aligner.installed import installed_resources
+    from alignment_core.aligner.link_training import builtin_seed_model
+
+    with open(f"{folder}/{TOKEN_COUNTS}", encoding="utf-8") as fh:
+        stats = TokenStats.of_counts(json.load(fh))
+    builtin = load_builtin()
+    reason = f"chunked over the workers: the built-in English model {builtin.version} seeds"
+    return builtin_seed_model(hmm, stats, installed_resources(), builtin, gold_pairs, reason)
 
 
 # --- align, write, publish --------------------------------------------------------------------
@@ -325,8 +405,13 @@ def _publish(plan: Plan) -> None:
         "links": links,
         "assignments_reseeded": reseeded,
         "assignments_kept": kept,
-        "model": "hmm",
+        "model": plan.model,
         "model_note": run.note,
+        **(
+            {"builtin_version": run.config.get("builtin_version"), "builtin_weight": 1.0}
+            if plan.model == "builtin"
+            else {}
+        ),
         "chunks": plan.chunks,
         "align_chunks": plan.align_chunks,
         "chunk_pairs": plan.chunk_pairs,

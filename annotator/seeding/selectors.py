@@ -101,6 +101,13 @@ def seed_result_summary(result: Mapping[str, Any]) -> str | None:
                 f"Its own links on the {counted} pairs it did not learn from then counted as "
                 "gold for the seeds' word-pair evidence."
             )
+    elif model == "builtin" and result.get("chunks"):
+        words = [
+            f"Model: the built-in English paraphrase model {result.get('builtin_version')}, "
+            "seeding in chunks over the workers"
+            + (f" (its {gold_pairs} gold pairs train nothing in chunks yet)." if gold_pairs
+               else ".")
+        ]  # fmt: skip
     elif model == "builtin":
         words = [
             f"Model: the built-in English paraphrase model {result.get('builtin_version')} "

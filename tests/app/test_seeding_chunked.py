@@ -16,6 +16,7 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
+from alignment_core.aligner.posteriors import quantise_posteriors
 from annotator.jobs.runner import fail_job, fail_stale_jobs
 from annotator.models import (
     AlignerRun,
@@ -32,6 +33,7 @@ from annotator.seeding.chunked import job_folder
 from annotator.seeding.services import seed_project
 from annotator.tasks import run_job_task
 from gridalign.celery import app as celery_app
+from tests.conftest import IN_CI
 
 pytestmark = pytest.mark.django_db
 
@@ -109,6 +111,69 @@ def test_the_chunked_job_writes_the_same_seeds_as_seeding_in_one_task(eager, mon
     assert ours == theirs  # links, posteriors and uncertainty, pair by pair
     assert job.result["links"] == whole["links"]
     assert not job_folder(job.pk).exists()  # the work folder is removed once published
+
+
+def english_pairs(project: Project, n: int, *, seed: int = 7) -> list[SentencePair]:
+    """Paraphrase-like English pairs: a sentence and the same with a word or two swapped for a
+    synonym."""
+    rng = random.Random(seed)
+    subjects, verbs = ["the cat", "a dog", "the child", "my friend"], ["saw", "liked", "found"]
+    synonyms = {"saw": "noticed", "liked": "enjoyed", "found": "discovered", "big": "large"}
+    rows = []
+    for k in range(n):
+        source = f"{rng.choice(subjects)} {rng.choice(verbs)} the big house".split()
+        target = [synonyms.get(w, w) if rng.random() < 0.5 else w for w in source]
+        rows.append(SentencePair(project=project, external_id=str(k), position=k,
+                                 source_tokens=source, target_tokens=target))  # fmt: skip
+    return SentencePair.objects.bulk_create(rows)
+
+
+@pytest.mark.parametrize("gold_pairs", [0, 3])
+def test_an_english_project_in_chunks_is_seeded_by_the_builtin_model_as_in_one_task(
+    eager, gold_pairs
+):
+    """In chunks, an English project's seeds come from the built-in English model over the
+    unsupervised HMM of all its pairs: the same seeds, bit for bit, as the one task's model
+    with too little gold (its HMM trained with the same chunking). With gold too: the
+    supervised model is not chunked, and the built-in model beats the HMM with gold counts."""
+    from alignment_core.aligner.builtin import load_builtin
+    from alignment_core.aligner.installed import installed_resources
+    from alignment_core.aligner.link_training import builtin_problem, train_seed_model
+
+    project = Project.objects.create(name="english", source_language="en", target_language="en",
+                                     monolingual=True)  # fmt: skip
+    pairs = english_pairs(project, PAIRS)
+    for pair in pairs[:gold_pairs]:
+        n = len(pair.source_tokens)
+        GoldAlignment.objects.create(pair=pair, origin="imported",
+                                     links=[[i, i, "S"] for i in range(n)])  # fmt: skip
+    usable = builtin_problem(load_builtin(), installed_resources()) is None
+    assert usable or not IN_CI, "CI installs the seeding resources (make resources)"
+
+    job = run_seed_job(project)
+
+    assert job.status == "succeeded", job.error
+    assert job.result["model"] == ("builtin" if usable else "hmm")
+    assert job.result["gold_pairs"] == gold_pairs
+    run = AlignerRun.objects.get(pk=job.result["aligner_run"])
+    assert run.config["model_kind"] == job.result["model"] and run.published
+    # the one task's model with no gold: the built-in model on the HMM of the same chunking
+    from alignment_core.aligner.config import AlignerConfig
+
+    sentences = [(p.source_tokens, p.target_tokens) for p in pairs]
+    cfg = AlignerConfig(identity_lexicon=True, chunk_pairs=CHUNK)
+    one_task = train_seed_model(sentences, {}, config=cfg, resources=installed_resources(),
+                                builtin=load_builtin() if usable else None)  # fmt: skip
+    assert one_task.kind == job.result["model"]
+    alignments, matrices = one_task.predict(sentences)
+    seeds = seeds_by_pair(run.pk)
+    assert len(seeds) == PAIRS
+    for pair, alignment, matrix in zip(pairs, alignments, matrices, strict=True):
+        links, posteriors, _ = seeds[pair.pk]
+        assert links == sorted(map(tuple, alignment.to_links())), pair.external_id
+        assert posteriors == bytes(quantise_posteriors(matrix)), pair.external_id
+    if usable and gold_pairs:
+        assert "train nothing in chunks yet" in job.result["model_note"]
 
 
 def test_a_small_project_keeps_the_one_task_path(eager):
