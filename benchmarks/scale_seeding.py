@@ -5,6 +5,8 @@
       .venv/bin/python benchmarks/scale_seeding.py --pairs 100000 [--chunk 25000] [--workers 1,2]
     # a million pairs, two workers, no one-process anchor (it would hold every pair at once):
     ... benchmarks/scale_seeding.py --pairs 1000000 --no-anchor --workers 2
+    # an English project (declared): the built-in English model seeds, in chunks too
+    ... benchmarks/scale_seeding.py --pairs 20000 --languages en,en
 
 Needs PostgreSQL and Redis (the workers' shape in production). The script:
 
@@ -70,12 +72,12 @@ def synthetic_batches(n: int, *, vocab: int, seed: int, batch: int = 20_000):
         yield rows
 
 
-def make_project(n: int, vocab: int, seed: int):
+def make_project(n: int, vocab: int, seed: int, languages: tuple[str, str] = ("xx", "yy")):
     from annotator.models import Project, SentencePair
 
     project = Project.objects.create(
-        name=f"scale seeding {uuid.uuid4().hex[:8]}", source_language="xx", target_language="yy",
-        monolingual=False,
+        name=f"scale seeding {uuid.uuid4().hex[:8]}", source_language=languages[0],
+        target_language=languages[1], monolingual=False,
     )  # fmt: skip
     position = 0
     for rows in synthetic_batches(n, vocab=vocab, seed=seed):
@@ -114,7 +116,8 @@ def anchor_child(project_id: int, chunk: int) -> None:
                           config={"chunk_pairs": chunk})  # fmt: skip
     seconds = time.perf_counter() - t0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": seconds, "rss_mb": rss, "run": result["aligner_run"]}))
+    print(json.dumps({"seconds": seconds, "rss_mb": rss, "run": result["aligner_run"],
+                      "model": result["model"]}))  # fmt: skip
 
 
 def run_anchor(project_id: int, chunk: int) -> dict:
@@ -196,7 +199,8 @@ def run_workers(project, n: int, chunk: int, work_dir: Path) -> dict:
     if job.status != "succeeded":
         raise SystemExit(f"the {n}-worker seeding failed: {job.message}\n{job.error}")
     return {"seconds": seconds, "rss_mb": sorted(peaks.values(), reverse=True)[:n],
-            "run": job.result["aligner_run"], "retried": job.result.get("retried")}  # fmt: skip
+            "run": job.result["aligner_run"], "retried": job.result.get("retried"),
+            "model": job.result["model"]}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -209,6 +213,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", default="1,2", help="worker counts to run, e.g. 1,2")
     ap.add_argument("--no-anchor", action="store_true", help="skip the one-process seeding")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--languages", default="xx,yy",
+                    help="the project's declared languages; en,en seeds with the built-in "
+                         "English model (over made-up words: its lexical lookups miss)")  # fmt: skip
     ap.add_argument("--keep", action="store_true", help="keep the project afterwards")
     ap.add_argument("--anchor-child", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -229,7 +236,7 @@ def report(args, chunk: int) -> int:
         raise SystemExit("set CELERY_BROKER_URL=redis://... (and DATABASE_URL=postgres://...)")
     print(f"load average at start: {os.getloadavg()}; cores: {os.cpu_count()}")
     t0 = time.perf_counter()
-    project = make_project(args.pairs, args.vocab, args.seed)
+    project = make_project(args.pairs, args.vocab, args.seed, tuple(args.languages.split(",")))
     print(f"{args.pairs} pairs written in {time.perf_counter() - t0:.1f} s; chunks of {chunk}")
     rows: list[tuple[str, dict]] = []
     try:
@@ -264,7 +271,8 @@ def print_table(rows: list[tuple[str, dict]], pairs: int, chunk: int) -> None:
     anchor = rows[0][1] if rows[0][0].startswith("one process") else None
     one = next((r for name, r in rows if name == "1 worker(s)"), None)
     print(f"\n{pairs} pairs, chunks of {chunk}; load average now {os.getloadavg()}")
-    print(f"{'':24}{'wall s':>9}{'÷ anchor':>10}{'÷ 1 worker':>12}{'peak RSS MB':>20}  same seeds")
+    print(f"{'':24}{'model':>9}{'wall s':>9}{'÷ anchor':>10}{'÷ 1 worker':>12}"
+          f"{'peak RSS MB':>20}  same seeds")  # fmt: skip
     digests = {name: seeds_digest(r["run"]) for name, r in rows}
     first = next(iter(digests.values()))
     for name, r in rows:
@@ -272,7 +280,7 @@ def print_table(rows: list[tuple[str, dict]], pairs: int, chunk: int) -> None:
         speed = f"{one['seconds'] / r['seconds']:.2f}×" if one and name != rows[0][0] else ""
         rss = r["rss_mb"] if isinstance(r["rss_mb"], list) else [r["rss_mb"]]
         shown = " / ".join(f"{m:.0f}" for m in rss)
-        print(f"{name:24}{r['seconds']:>9.1f}{ratio:>10}{speed:>12}{shown:>20}  "
+        print(f"{name:24}{r['model']:>9}{r['seconds']:>9.1f}{ratio:>10}{speed:>12}{shown:>20}  "
               f"{'yes' if digests[name] == first else 'NO'} ({digests[name]})")  # fmt: skip
     if one:
         print("÷ anchor of 1 worker: what the chunking (tasks, files, per-chunk writes) costs; "
