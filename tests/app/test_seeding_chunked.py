@@ -43,11 +43,12 @@ CHUNK = 25  # three chunks, the last one short
 
 @pytest.fixture
 def eager(settings, tmp_path, monkeypatch):
-    """Chunks of CHUNK pairs (written 10 at a time), a private work folder, and Celery's eager
-    mode."""
+    """Chunks of CHUNK pairs (written 10 at a time, predicted 4 at a time), a private work
+    folder, and Celery's eager mode."""
     from annotator.seeding import chunked_steps
 
     monkeypatch.setattr(chunked_steps, "WRITE_BATCH", 10)
+    monkeypatch.setattr(chunked_steps, "PREDICT_BATCH", 4)
     settings.SEED_CHUNK_PAIRS = CHUNK
     settings.SEED_WORK_DIR = tmp_path / "seed-work"
     before = celery_app.conf.task_always_eager
