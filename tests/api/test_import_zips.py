@@ -23,6 +23,7 @@ def own_upload_folder(settings, tmp_path):
     "nothing left behind" compares the folder's contents before and after."""
     settings.VAR_DIR = tmp_path
 
+
 LINKS = "0-0 1-1\n0-0\n"
 PAIRS = "p1\tthe cat\ta cat\np2\tit rained\train fell\n"
 
