@@ -56,6 +56,18 @@ def _pooling_words(result: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def _builtin_words(result: Mapping[str, Any], gold_pairs: int) -> str:
+    """Which built-in model seeded, and why it seeded alone: too little gold, or a project
+    seeded in chunks (where the gold trains nothing yet)."""
+    model = f"Model: the built-in English paraphrase model {result.get('builtin_version')}"
+    if not result.get("chunks"):
+        return f"{model} ({gold_pairs} gold pairs: too few for a model of the project's own)."
+    chunked = f"{model}, seeding in chunks over the workers"
+    if gold_pairs:
+        return f"{chunked} (its {gold_pairs} gold pairs train nothing in chunks yet)."
+    return f"{chunked}."
+
+
 def seed_result_summary(result: Mapping[str, Any]) -> str | None:
     """A seed job's result (``seeding.services.seed_project``) in words, for the lead: which
     model seeded, how it did in cross-validation on the project's own gold beside the HMM
@@ -101,18 +113,8 @@ def seed_result_summary(result: Mapping[str, Any]) -> str | None:
                 f"Its own links on the {counted} pairs it did not learn from then counted as "
                 "gold for the seeds' word-pair evidence."
             )
-    elif model == "builtin" and result.get("chunks"):
-        words = [
-            f"Model: the built-in English paraphrase model {result.get('builtin_version')}, "
-            "seeding in chunks over the workers"
-            + (f" (its {gold_pairs} gold pairs train nothing in chunks yet)." if gold_pairs
-               else ".")
-        ]  # fmt: skip
     elif model == "builtin":
-        words = [
-            f"Model: the built-in English paraphrase model {result.get('builtin_version')} "
-            f"({gold_pairs} gold pairs: too few for a model of the project's own)."
-        ]
+        words = [_builtin_words(result, gold_pairs)]
     elif gold_pairs == 0:
         words = ["Model: the HMM alone, trained without gold."]
     else:

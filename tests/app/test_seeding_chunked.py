@@ -30,6 +30,7 @@ from annotator.models import (
 )
 from annotator.projects.services.assignment import latest_seeds
 from annotator.seeding.chunked import job_folder
+from annotator.seeding.selectors import seed_result_summary
 from annotator.seeding.services import seed_project
 from annotator.tasks import run_job_task
 from gridalign.celery import app as celery_app
@@ -173,8 +174,12 @@ def test_an_english_project_in_chunks_is_seeded_by_the_builtin_model_as_in_one_t
         links, posteriors, _ = seeds[pair.pk]
         assert links == sorted(map(tuple, alignment.to_links())), pair.external_id
         assert posteriors == bytes(quantise_posteriors(matrix)), pair.external_id
+    summary = seed_result_summary(job.result)
+    if usable:
+        assert "built-in English paraphrase model" in summary and "in chunks" in summary, summary
     if usable and gold_pairs:
         assert "train nothing in chunks yet" in job.result["model_note"]
+        assert f"its {gold_pairs} gold pairs train nothing" in summary, summary
 
 
 def test_a_small_project_keeps_the_one_task_path(eager):
