@@ -1,7 +1,8 @@
 """A big project seeded over real Celery workers (Redis, PostgreSQL): the chain of chords of
 ``annotator.seeding.chunked`` on one worker, then on two, writes the same seeds, bit for bit,
 as seeding in one task in this process — the M-step sums the chunks' counts in chunk order,
-whichever worker made them and whenever they arrived."""
+whichever worker made them and whenever they arrived; an English project's seeds, from the
+built-in English model in each worker, are the one task's too."""
 
 from __future__ import annotations
 
@@ -61,3 +62,34 @@ def test_one_and_two_workers_write_the_seeds_one_task_writes(
     # the work folder goes just after the publish commits
     folder = tmp_path / "seed-work" / f"job-{shared.pk}"
     wait_for(lambda: not folder.exists(), timeout=10, what=f"{folder} to be removed")
+
+
+def test_two_workers_seed_an_english_project_with_the_builtin_model_as_one_task_does(
+    start_worker, django_user_model, tmp_path
+):
+    """An English project in chunks: each worker's align chunks load the built-in model and
+    its resources, and the seeds are those of the one task (little gold: the built-in model
+    over the HMM of the same chunking)."""
+    from alignment_core.aligner.builtin import load_builtin
+    from alignment_core.aligner.installed import installed_resources
+    from alignment_core.aligner.link_training import builtin_problem
+    from tests.app.test_seeding_chunked import english_pairs
+    from tests.conftest import need
+
+    need(builtin_problem(load_builtin(), installed_resources()) is None,
+         "the seeding resources (make resources)")  # fmt: skip
+    lead = django_user_model.objects.create_user("lead", password="x" * 12)
+    project = Project.objects.create(name="english", source_language="en", target_language="en")
+    Membership.objects.create(project=project, user=lead, role="lead")
+    english_pairs(project, 150)
+    one_task = seed_project(project=project, use_gold=False, config={"chunk_pairs": 50})
+    assert one_task["model"] == "builtin"
+
+    settings = {"SEED_CHUNK_PAIRS": "50", "SEED_WORK_DIR": str(tmp_path / "seed-work")}
+    workers = [start_worker(name=f"-{k}", **settings) for k in "ab"]
+    job = start_seed_job(project=project, user=lead, use_gold=False)
+    watch(job, timeout=300)
+    logs = "\n".join(w.log for w in workers)
+    assert job.status == "succeeded", f"{job.error}\n{logs}"
+    assert job.result["model"] == "builtin" and job.result["align_chunks"] == 3
+    assert seeds_by_pair(job.result["aligner_run"]) == seeds_by_pair(one_task["aligner_run"])
