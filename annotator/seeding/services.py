@@ -273,12 +273,20 @@ def gold_pair_count(*, project: Project) -> int:
     return GoldAlignment.objects.filter(pair__project=project, pair__is_trial=False).count()
 
 
+def _gold_trains_nothing(config: dict[str, Any]) -> bool:
+    """Whether the latest seeding was one the gold does not change: a big English project
+    seeded in chunks by the built-in model alone (``chunked_steps.chunked_builtin``), which
+    retraining would repeat to the same seeds, an hour a million pairs."""
+    return bool(config.get("chunked")) and config.get("model_kind") == "builtin"
+
+
 def maybe_start_auto_retrain(*, project: Project) -> Job | None:
     """Start "Retrain with gold" when ``project.auto_retrain_every`` (N > 0) gold pairs have
     become gold since the latest aligner run trained (counted from 0 if the project was never
     seeded), unless a seed job of the project is already queued or running. Called once new
     gold is committed; returns the job started, or None. At most one job: the project row is
-    locked while deciding, so concurrent gold writes cannot both start one."""
+    locked while deciding, so concurrent gold writes cannot both start one. None either when
+    the gold would train nothing (``_gold_trains_nothing``)."""
     with transaction.atomic():
         locked = Project.objects.select_for_update().get(pk=project.pk)
         every = locked.auto_retrain_every
@@ -292,10 +300,13 @@ def maybe_start_auto_retrain(*, project: Project) -> Job | None:
         last = (
             AlignerRun.objects.filter(project=locked, kind=AlignerRun.Kind.ALIGNER, published=True)
             .order_by("-created_at", "-pk")
-            .values_list("gold_pairs", flat=True)
+            .values_list("gold_pairs", "config")
             .first()
         )
-        if gold_pair_count(project=locked) - (last or 0) < every:
+        gold_then, config = last or (0, {})
+        if _gold_trains_nothing(config or {}):
+            return None
+        if gold_pair_count(project=locked) - gold_then < every:
             return None
         return start_seed_job(project=locked, user=None, use_gold=True)
 

@@ -31,7 +31,7 @@ from annotator.models import (
 from annotator.projects.services.assignment import latest_seeds
 from annotator.seeding.chunked import job_folder
 from annotator.seeding.selectors import seed_result_summary
-from annotator.seeding.services import seed_project
+from annotator.seeding.services import maybe_start_auto_retrain, seed_project
 from annotator.tasks import run_job_task
 from gridalign.celery import app as celery_app
 from tests.conftest import IN_CI
@@ -180,6 +180,13 @@ def test_an_english_project_in_chunks_is_seeded_by_the_builtin_model_as_in_one_t
     if usable and gold_pairs:
         assert "train nothing in chunks yet" in job.result["model_note"]
         assert f"its {gold_pairs} gold pairs train nothing" in summary, summary
+    if usable:  # new gold would retrain to the same seeds: no automatic retrain starts
+        project.auto_retrain_every = 1
+        project.save(update_fields=["auto_retrain_every"])
+        n = len(pairs[-1].source_tokens)
+        GoldAlignment.objects.create(pair=pairs[-1], origin="imported",
+                                     links=[[i, i, "S"] for i in range(n)])  # fmt: skip
+        assert maybe_start_auto_retrain(project=project) is None
 
 
 def test_a_small_project_keeps_the_one_task_path(eager):
@@ -274,3 +281,11 @@ def test_the_run_says_the_supervised_model_is_not_chunked_when_the_gold_would_al
     assert job.result["model"] == "hmm" and job.result["gold_pairs"] == MIN_GOLD_PAIRS
     note = job.result["model_note"]
     assert "the HMM with the gold as counts" in note and "supervised link model" in note, note
+    # there the gold trains the HMM's counts: new gold starts an automatic retrain
+    project.auto_retrain_every = 1
+    project.save(update_fields=["auto_retrain_every"])
+    pair = SentencePair.objects.get(project=project, position=PAIRS - 1)
+    n = len(pair.source_tokens)
+    GoldAlignment.objects.create(pair=pair, origin="imported",
+                                 links=[[i, n - 1 - i, "S"] for i in range(n)])  # fmt: skip
+    assert maybe_start_auto_retrain(project=project) is not None
