@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
+from annotator.grid.selectors import queue
 from annotator.grid.selectors.queue import QueuePlace, order_queue, queue_place
 from annotator.models import Assignment, Membership, Project, SentencePair
 
@@ -78,7 +79,11 @@ def places(project: Project, annotator) -> list[tuple[QueuePlace, QueuePlace, Qu
     return found
 
 
-def test_keyset_place_matches_the_whole_queue_in_order(make_user):
+@pytest.mark.parametrize("factor", [0, 10**9], ids=["walking-the-pairs", "reading-own-rows"])
+def test_keyset_place_matches_the_whole_queue_in_order(make_user, monkeypatch, factor):
+    """Both ways the keyset statement reads a queue: walking the pairs' order index (a dense
+    queue) and reading the annotator's own rows (a queue sparse in its project)."""
+    monkeypatch.setattr(queue, "SPARSE_FACTOR", factor)
     users = (make_user("kq_a"), make_user("kq_b"))
     project = build(users)
     trials = Assignment.objects.filter(annotator=users[0], pair__is_trial=True)
@@ -90,6 +95,30 @@ def test_keyset_place_matches_the_whole_queue_in_order(make_user):
     trials.update(status="submitted", submitted_at=timezone.now())
     found = places(project, users[0])
     assert len(found) == 35
+    for expected, keyset, window in found:
+        assert keyset == expected
+        assert window == expected
+
+
+def test_a_queue_sparse_in_a_big_project_reads_its_own_rows(make_user):
+    """A sample of a project (one pair in 40 assigned): the default factor takes the own-rows
+    branch, and every place is the whole queue's."""
+    (annotator,) = (make_user("kq_sparse"),)
+    project = Project.objects.create(name="sample")
+    pairs = SentencePair.objects.bulk_create(
+        SentencePair(project=project, external_id=f"s{k}", position=k, source_tokens=["a"],
+                     target_tokens=["b"]) for k in range(400)
+    )  # fmt: skip
+    now = timezone.now()
+    for k, pair in enumerate(pairs[::40]):
+        done = k % 3 == 0
+        Assignment.objects.create(pair=pair, annotator=annotator,
+                                  status="submitted" if done else "assigned",
+                                  started_at=now if done else None,
+                                  submitted_at=now if done else None)  # fmt: skip
+    assert 10 * queue.SPARSE_FACTOR < 400  # sparse by the default factor
+    found = places(project, annotator)
+    assert len(found) == 10
     for expected, keyset, window in found:
         assert keyset == expected
         assert window == expected
