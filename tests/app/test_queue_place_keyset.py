@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from annotator.grid.selectors import queue
+from annotator.grid.selectors import queue as queue_selectors
 from annotator.grid.selectors.queue import QueuePlace, order_queue, queue_place
 from annotator.models import Assignment, Membership, Project, SentencePair
 
@@ -83,7 +83,7 @@ def places(project: Project, annotator) -> list[tuple[QueuePlace, QueuePlace, Qu
 def test_keyset_place_matches_the_whole_queue_in_order(make_user, monkeypatch, factor):
     """Both ways the keyset statement reads a queue: walking the pairs' order index (a dense
     queue) and reading the annotator's own rows (a queue sparse in its project)."""
-    monkeypatch.setattr(queue, "SPARSE_FACTOR", factor)
+    monkeypatch.setattr(queue_selectors, "SPARSE_FACTOR", factor)
     users = (make_user("kq_a"), make_user("kq_b"))
     project = build(users)
     trials = Assignment.objects.filter(annotator=users[0], pair__is_trial=True)
@@ -116,12 +116,15 @@ def test_a_queue_sparse_in_a_big_project_reads_its_own_rows(make_user):
                                   status="submitted" if done else "assigned",
                                   started_at=now if done else None,
                                   submitted_at=now if done else None)  # fmt: skip
-    assert 10 * queue.SPARSE_FACTOR < 400  # sparse by the default factor
+    assert 10 * queue_selectors.SPARSE_FACTOR < 400  # sparse by the default factor
     found = places(project, annotator)
     assert len(found) == 10
     for expected, keyset, window in found:
         assert keyset == expected
         assert window == expected
+    # where the queue page resumes: past the first row (submitted), the second
+    resume = queue_selectors.resume_assignment(user=annotator, project=project)
+    assert resume is not None and resume.pair_id == pairs[40].pk
 
 
 def test_keyset_place_of_the_only_assignment(make_user):
