@@ -89,11 +89,11 @@ def start_chunked_seed(job: Job, reporter: JobReporter, *, n_pairs: int) -> dict
     reporter.progress(0.5, f"writing {n_pairs} pairs into the training workspace")
     tokens = ((src, tgt) for _, src, tgt in pair_token_rows(project.pk))
     counts: dict[str, int] = {}
-    if builtin is None:
-        ws = Workspace.create(folder / "workspace", tokens, cfg, gold, cfg.chunk_pairs)
-    else:  # the built-in model reads the unsupervised HMM, and the corpus's word counts
-        ws = Workspace.create(folder / "workspace", _counted(tokens, counts), cfg, {},
-                              cfg.chunk_pairs)  # fmt: skip
+    trained_gold = gold
+    if builtin is not None:  # it reads the unsupervised HMM (no gold) and the word counts
+        tokens, trained_gold = _counted(tokens, counts), {}
+    ws = Workspace.create(folder / "workspace", tokens, cfg, trained_gold, cfg.chunk_pairs)
+    if builtin is not None:
         write_atomically(folder / TOKEN_COUNTS, json.dumps(counts).encode())
     kind = "hmm" if builtin is None else "builtin"
     run = AlignerRun.objects.create(
