@@ -171,7 +171,8 @@ def stages_arrays(stages: LinkStages) -> dict[str, np.ndarray]:
     return out
 
 
-def _stage_of(arrays: dict[str, np.ndarray], name: str) -> FoldAverage | None:
+def stage_of(arrays: dict[str, np.ndarray], name: str) -> FoldAverage | None:
+    """Stage ``name`` (``STAGES``) of what ``stages_arrays`` wrote (None: the model has none)."""
     if f"{name}.baselines" not in arrays:
         return None
     n_inputs = int(arrays[f"{name}.n_inputs"])
@@ -218,9 +219,9 @@ def read_builtin(path: str | Path) -> BuiltinModel:
     meta = json.loads(str(arrays.pop("meta")))
     names = tuple(meta["names"])
     stages = LinkStages(
-        _stage_of(arrays, "first"),
-        _stage_of(arrays, "second"),
-        _stage_of(arrays, "sure"),
+        stage_of(arrays, "first"),
+        stage_of(arrays, "second"),
+        stage_of(arrays, "sure"),
         float(meta["widen"]),
         Views.of(names, bool(meta["symmetric"]), meta.get("context") == "rich"),
     )

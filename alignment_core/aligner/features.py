@@ -646,6 +646,22 @@ class GoldLexicon:
         prior = float(linked[ok].mean()) if ok.any() else 0.0
         return (hits + prior) / (seen + 1.0)
 
+    # what the lexicon is, as arrays (``arrays``, ``of_arrays``: a model saved to files)
+    _ARRAYS = ("keys", "pair_seen", "pair_linked", "src", "tgt")
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The lexicon as named arrays, read back by ``of_arrays``."""
+        out = {name: getattr(self, name) for name in self._ARRAYS}
+        return {**out, "n_words": np.asarray(self.n_words), "cell_rate": np.asarray(self.cell_rate)}
+
+    @classmethod
+    def of_arrays(cls, arrays: dict[str, np.ndarray]) -> GoldLexicon:
+        lexicon = cls.__new__(cls)
+        for name in cls._ARRAYS:
+            setattr(lexicon, name, arrays[name])
+        lexicon.n_words, lexicon.cell_rate = int(arrays["n_words"]), float(arrays["cell_rate"])
+        return lexicon
+
     def features(self, grid: CellGrid, src_words: np.ndarray, tgt_words: np.ndarray):
         """``LEXICON_NAMES`` for every cell of ``grid`` (float32)."""
         keys = self._keys(grid, src_words, tgt_words)

@@ -95,9 +95,17 @@ def train_seed_model(
     resources: SeedResources | None = None,
     progress: Progress | None = None,
     builtin: BuiltinModel | None = None,
+    corpus: CorpusEvidence | None = None,
 ) -> SeedModel:
     """Train the seeding model on ``pairs`` (all of them: their sentences train the HMM) with
     ``gold`` (0-based indices into ``pairs`` → hand alignments).
+
+    ``corpus``: the unsupervised HMM and word counts of a larger corpus that ``pairs`` are a
+    sample of, trained elsewhere (a project seeded in chunks over the workers:
+    ``annotator.seeding.chunked_steps``). The model then reads their evidence, as it will on
+    every pair it seeds, and ``pairs`` train the rest only: the HMMs with the gold as counts
+    and the second round on the model's own links. Only where the gold trains a model
+    (``trains_on_gold``).
 
     With at least ``link_config.min_gold_pairs`` gold pairs: the supervised link model (see the
     module notes); ``info["cv"]`` holds its cross-validated figures on the gold pairs beside
@@ -107,10 +115,37 @@ def train_seed_model(
     ``progress(fraction, message)`` is called as work advances (fraction 0–1). ``builtin``:
     the built-in English model (for English pairs; see the module notes)."""
     with fewer_collections():  # see gc_pause
-        return _train_seed_model(pairs, gold, config, link_config, resources, progress, builtin)
+        return _train_seed_model(
+            pairs, gold, config, link_config, resources, progress, builtin, corpus
+        )
 
 
-def _train_seed_model(pairs, gold, config, link_config, resources, progress, builtin):
+@dataclass(frozen=True)
+class CorpusEvidence:
+    """The unsupervised HMM of a corpus and its casefolded word counts (``train_seed_model``'s
+    ``corpus``)."""
+
+    hmm: AlignerModel
+    stats: TokenStats
+
+
+def trains_on_gold(
+    n_gold: int,
+    builtin: BuiltinModel | None,
+    link_config: LinkModelConfig | None = None,
+    resources: SeedResources | None = None,
+) -> bool:
+    """Whether ``n_gold`` gold pairs train a link model of their own (``train_seed_model``'s
+    rule): at least ``min_gold_pairs`` of them, or fewer pooled with the built-in model."""
+    lcfg = link_config or LinkModelConfig()
+    if n_gold >= lcfg.min_gold_pairs:
+        return True
+    use = (resources or SeedResources()).used_by(lcfg.wordnet, lcfg.vectors, lcfg.thesaurus,
+                                                 lcfg.tags)  # fmt: skip
+    return _pools_few_gold(range(n_gold), builtin, lcfg, use)
+
+
+def _train_seed_model(pairs, gold, config, link_config, resources, progress, builtin, corpus):
     cfg = config or AlignerConfig()
     lcfg = link_config or LinkModelConfig()
     report = progress or silent
@@ -118,9 +153,11 @@ def _train_seed_model(pairs, gold, config, link_config, resources, progress, bui
     use = every.used_by(lcfg.wordnet, lcfg.vectors, lcfg.thesaurus, lcfg.tags)
     few = len(gold) < lcfg.min_gold_pairs
     if few and not _pools_few_gold(gold, builtin, lcfg, use):
+        if corpus is not None:
+            raise ValueError(f"{len(gold)} gold pair(s) train no link model of their own")
         return _too_little_gold(pairs, gold, cfg, lcfg, every, builtin, report)
     lcfg = _few_gold_settings(lcfg, len(gold), builtin) if few else lcfg
-    t = _train_on_gold(pairs, gold, cfg, lcfg, use, report)
+    t = _train_on_gold(pairs, gold, cfg, lcfg, use, report, corpus)
     fitted, cells = t.fitted, t.cells
     pooled = _pooled(fitted, cells, t.X, t.names, builtin, lcfg, few) if builtin else None
     model = SeedModel(
@@ -170,21 +207,21 @@ class _OnGold:
     inputs: PairInputs
 
 
-def _train_on_gold(pairs, gold, cfg, lcfg, use: SeedResources, report) -> _OnGold:
+def _train_on_gold(pairs, gold, cfg, lcfg, use: SeedResources, report, corpus) -> _OnGold:
     """The unsupervised HMM, the gold cells' inputs and the classifier stages fitted on them.
-    Three threads share the cores until the fits: this one trains the unsupervised HMM and
-    reads its evidence on the gold cells; one trains the HMMs with the gold as counts (they
-    need no other HMM); one reads the outside resources' columns (Python: WordNet's lookups),
-    for the gold pairs, then for the others."""
+    Three threads share the cores until the fits: this one trains the unsupervised HMM (unless
+    ``corpus`` brings it, with the word counts) and reads its evidence on the gold cells; one
+    trains the HMMs with the gold as counts (they need no other HMM); one reads the outside
+    resources' columns (Python: WordNet's lookups), for the gold pairs, then for the others."""
     inputs = PairInputs()
     GoldFolds.of(pairs, gold, lcfg)  # the gold checked before any thread reads it
     base_forms = lcfg.gold_hmm and lcfg.gold_hmm_base_forms and use.wordnet is not None
     with ThreadPoolExecutor(1) as beside, ThreadPoolExecutor(1) as counting:
         knowledge, the_others = _knowledge_beside(beside, pairs, gold, inputs, lcfg, use)
         counted = counting.submit(_gold_hmms, pairs, gold, cfg, lcfg, base_forms, use.wordnet)
-        hmm = _train_hmm(pairs, cfg, None, report, 0.6)
+        hmm = corpus.hmm if corpus else _train_hmm(pairs, cfg, None, report, 0.6)
         report(0.6, f"features of {len(gold)} gold pairs; the HMMs with the gold as counts")
-        stats = TokenStats(pairs)
+        stats = corpus.stats if corpus else TokenStats(pairs)
         cells = GoldCells.of(pairs, gold, hmm, stats, lcfg)
         inputs.keep("cells", cells.pairs, cells.X)
         X, names, lexicon, gold_hmm, seen = _input_columns(
