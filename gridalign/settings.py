@@ -326,6 +326,12 @@ SEED_CHUNK_PAIRS = env_int("SEED_CHUNK_PAIRS", 50_000, minimum=0)
 # Where a chunked seeding's corpus arrays, per-chunk expected counts and model meet: a folder
 # every worker sees at the same path (a shared volume when workers run on several machines).
 SEED_WORK_DIR = Path(env_str("SEED_WORK_DIR") or VAR_DIR / "seed-work")
+# A project seeded in chunks with enough gold for the supervised link model: its fit (one task)
+# reads every gold pair and pairs spread evenly over the project, SEED_SAMPLE_PAIRS in all, to
+# train the HMMs with the gold as counts and the second round on its own links (the unsupervised
+# HMM and the word counts come from all the pairs). Its memory and time are those of seeding a
+# project of this many pairs in one task.
+SEED_SAMPLE_PAIRS = env_int("SEED_SAMPLE_PAIRS", 50_000, minimum=1)
 # A chunk task whose worker died this many times (killed, out of memory) fails its job.
 SEED_TASK_MAX_ATTEMPTS = env_int("SEED_TASK_MAX_ATTEMPTS", 3, minimum=1)
 

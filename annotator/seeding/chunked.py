@@ -10,7 +10,7 @@ AlignerRun, and sends one Celery canvas::
         chord(group(estep(step 0, chunk c, direction d) for d, c), mstep(step 0)),  # per step
         ...,
         chord(group(estep(step S-1, chunk c, direction d) for d, c), mstep(step S-1)),
-        fit(),                                                       # the seed model
+        fit(),                      # the seed model (the supervised one: fitted on the gold)
         chord(group(align(chunk c) for c), publish()),               # seeds, then publish
     )
 
@@ -73,7 +73,11 @@ class Plan:
     labels: list[str]  # each EM step's name ("HMM iteration 2/5")
     gold_pairs: int
     use_gold: bool
-    model: str = "hmm"  # what seeds: "hmm", or "builtin" (the built-in English model)
+    # what seeds: "hmm", "builtin" (the built-in English model) or "supervised" (the link
+    # model fitted on the gold, pooled with the built-in one when ``builtin``)
+    model: str = "hmm"
+    builtin: bool = False
+    sample_pairs: int = 0  # the supervised model's sample: the gold and pairs spread evenly
 
     @property
     def units(self) -> int:
@@ -142,9 +146,15 @@ def mark_done(plan: Plan, what: str) -> None:
     done = job_folder(plan.job) / "done"
     done.mkdir(exist_ok=True)
     (done / what).touch()
-    units = len(os.listdir(done))
+    say(plan, _message(plan, what))
+
+
+def say(plan: Plan, message: str) -> None:
+    """Put ``message`` on the job's progress bar, at the share of units done."""
+    done = job_folder(plan.job) / "done"
+    units = len(os.listdir(done)) if done.exists() else 0
     fraction = _PLAN_SHARE + (1 - _PLAN_SHARE) * units / plan.units
-    advance_job(job_id=plan.job, percent=100 * min(fraction, 0.99), message=_message(plan, what))
+    advance_job(job_id=plan.job, percent=100 * min(fraction, 0.99), message=message)
 
 
 def _message(plan: Plan, what: str) -> str:
@@ -184,9 +194,10 @@ def running(job_id: int) -> bool:
 
 
 def new_plan(
-    *, job: Job, run: AlignerRun, pairs: int, gold_pairs: int, workspace: Any, model: str = "hmm"
+    *, job: Job, run: AlignerRun, pairs: int, gold_pairs: int, workspace: Any, **model: Any
 ) -> Plan:
-    """The plan of ``job`` over its (just created) training ``workspace``."""
+    """The plan of ``job`` over its (just created) training ``workspace``; ``model``: what
+    seeds (``Plan.model``, ``builtin``, ``sample_pairs``)."""
     if workspace.meta["n_pairs"] != pairs:
         raise RuntimeError(f"the workspace holds {workspace.meta['n_pairs']} pairs, not {pairs}")
     return Plan(
@@ -201,7 +212,7 @@ def new_plan(
         labels=[workspace.step_label(step) for step in range(workspace.n_steps)],
         gold_pairs=gold_pairs,
         use_gold=bool(job.params.get("use_gold", True)),
-        model=model,
+        **model,
     )
 
 

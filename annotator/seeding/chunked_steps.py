@@ -1,6 +1,17 @@
 """The tasks' work of a chunked seeding (``annotator.seeding.chunked`` has the design): the plan
 the seed job runs, then each E-step chunk, M-step, the fit, each align chunk and the publish.
 
+What seeds is decided as in one task (``seed_default``): with enough gold, the supervised link
+model (pooled with the built-in English model on English pairs); with too little, the built-in
+model on English pairs, else the HMM with the gold as counts. The models over the HMM read the
+*unsupervised* HMM trained over the workers and the corpus's word counts. The supervised model
+is fitted once, by the fit task, on a sample (:func:`sample_indices`: every gold pair and pairs
+spread evenly, ``SEED_SAMPLE_PAIRS`` in all; the whole project when it is that small): the sample
+trains what reads the gold beyond its own cells, the HMMs with the gold as counts and the second
+round on the model's own links. Each align chunk then reads the fitted model from the job's
+folder (``seed_model_files``) and predicts its pairs a batch at a time. A project no larger than
+the sample gets the seeds one task gives with the same chunking, bit for bit.
+
 Every function here takes ids, runs inside :func:`unit` (is the job still running? how many
 times was this unit started? the heartbeat; any error fails the job, which discards what it
 wrote) and is idempotent. The aligner is imported inside them: in the worker only.
@@ -18,12 +29,14 @@ import shutil
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 from django.db import transaction
 from django.db.models import OuterRef, Subquery
 
 from alignment_core.aligner.posteriors import quantise_posteriors
 from annotator.jobs.runner import JobReporter, error_text, fail_job, heartbeat_of, succeed_job
+from annotator.links import to_alignment
 from annotator.models import AlignerRun, Assignment, Job, Project, SeedAlignment
 from annotator.seeding.chunked import (
     Plan,
@@ -36,6 +49,7 @@ from annotator.seeding.chunked import (
     retried_units,
     running,
     save_plan,
+    say,
     seeding_canvas,
     write_atomically,
 )
@@ -84,30 +98,35 @@ def start_chunked_seed(job: Job, reporter: JobReporter, *, n_pairs: int) -> dict
     folder = job_folder(job.pk)
     folder.mkdir(parents=True, exist_ok=True)
     cfg = aligner_config(project)
-    gold = gold_by_index(project) if job.params.get("use_gold", True) else {}
+    gold = gold_links_by_index(project) if job.params.get("use_gold", True) else {}
     builtin, why_not = chunked_builtin(project)
+    kind = model_kind(len(gold), builtin)
     reporter.progress(0.5, f"writing {n_pairs} pairs into the training workspace")
     tokens = ((src, tgt) for _, src, tgt in pair_token_rows(project.pk))
     counts: dict[str, int] = {}
-    trained_gold = gold
-    if builtin is not None:  # it reads the unsupervised HMM (no gold) and the word counts
+    trained_gold = {n: to_alignment(links) for n, links in gold.items()}
+    if kind != "hmm":  # it reads the unsupervised HMM (no gold) and the word counts
         tokens, trained_gold = _counted(tokens, counts), {}
     ws = Workspace.create(folder / "workspace", tokens, cfg, trained_gold, cfg.chunk_pairs)
-    if builtin is not None:
+    if kind != "hmm":
         write_atomically(folder / TOKEN_COUNTS, json.dumps(counts).encode())
-    kind = "hmm" if builtin is None else "builtin"
+    sample = 0
+    if kind == "supervised":  # the fit reads the gold as it was when the job started
+        write_atomically(folder / GOLD, json.dumps({str(n): v for n, v in gold.items()}).encode())
+        sample = len(sample_indices(n_pairs, sorted(gold), settings.SEED_SAMPLE_PAIRS))
     run = AlignerRun.objects.create(
         project=project,
         kind=AlignerRun.Kind.ALIGNER,
         job=job,
         config={**dataclasses.asdict(cfg), "model_kind": kind, "chunked": True,
-                "chunks": ws.n_chunks,
+                "chunks": ws.n_chunks, **({"sample_pairs": sample} if sample else {}),
                 **({"builtin_version": builtin.version} if builtin else {})},
         gold_pairs=len(gold),
-        note=_note(len(gold), builtin, why_not),
+        note=_note(kind, len(gold), builtin, why_not),
         published=False,
     )  # fmt: skip
-    plan = new_plan(job=job, run=run, pairs=n_pairs, gold_pairs=len(gold), workspace=ws, model=kind)
+    plan = new_plan(job=job, run=run, pairs=n_pairs, gold_pairs=len(gold), workspace=ws,
+                    model=kind, builtin=builtin is not None, sample_pairs=sample)  # fmt: skip
     save_plan(plan)
     reporter.progress(2, f"{plan.steps} EM steps over {plan.chunks} chunks of "
                          f"{plan.chunk_pairs} pairs")  # fmt: skip
@@ -136,10 +155,9 @@ def aligner_config(project: Project) -> Any:
     )
 
 
-def gold_by_index(project: Project) -> dict[int, Any]:
-    """The project's non-trial gold as alignments, keyed by the pair's 0-based index in the
-    project's pair order (the workspace's order)."""
-    from annotator.links import to_alignment
+def gold_links_by_index(project: Project) -> dict[int, list]:
+    """The project's non-trial gold links, keyed by the pair's 0-based index in the project's
+    pair order (the workspace's order)."""
     from annotator.models import GoldAlignment
 
     rows = GoldAlignment.objects.filter(pair__project=project, pair__is_trial=False)
@@ -147,13 +165,42 @@ def gold_by_index(project: Project) -> dict[int, Any]:
     if not links_of:
         return {}
     ordered = project.pairs.order_by("position", "id").values_list("id", flat=True)
-    return {n: to_alignment(links_of[pair_id])  # only the gold's indices held, not every pair's
+    return {n: links_of[pair_id]  # only the gold's indices held, not every pair's
             for n, pair_id in enumerate(ordered.iterator(chunk_size=10_000))
             if pair_id in links_of}  # fmt: skip
 
 
-# The job folder's file of the corpus's casefolded word counts (the built-in model's input).
+# The job folder's files: the corpus's casefolded word counts (the models over the HMM read
+# them), the gold links by pair index (the supervised model's fit reads them), the fitted
+# supervised model's folder, and what its fit says of it (the job's result).
 TOKEN_COUNTS = "token_counts.json"
+GOLD = "gold.json"
+SEED_MODEL = "seed_model"
+FIT_SUMMARY = "fit.json"
+
+
+def model_kind(n_gold: int, builtin: Any) -> str:
+    """What seeds a project with ``n_gold`` gold pairs (none when the job does not use the
+    gold) and, on English pairs, ``builtin``: the supervised link model where the gold trains
+    one (``link_training.trains_on_gold``, the one task's rule), else the built-in model,
+    else the HMM."""
+    from alignment_core.aligner.installed import installed_resources
+    from alignment_core.aligner.link_training import trains_on_gold
+
+    if n_gold and trains_on_gold(n_gold, builtin, resources=installed_resources()):
+        return "supervised"
+    return "hmm" if builtin is None else "builtin"
+
+
+def sample_indices(n_pairs: int, gold: list[int], size: int) -> np.ndarray:
+    """The pairs (0-based indices, ascending) the supervised model's fit reads: all of them
+    when there are no more than ``size``; else every gold pair and ``size`` less their number
+    spread evenly over the project (a pair twice counts once)."""
+    if n_pairs <= size:
+        return np.arange(n_pairs, dtype=np.int64)
+    others = max(size - len(gold), 0)
+    spread = np.linspace(0, n_pairs - 1, num=others).round().astype(np.int64)
+    return np.union1d(spread, np.asarray(gold, dtype=np.int64))
 
 
 def chunked_builtin(project: Project) -> tuple[Any, str | None]:
@@ -202,22 +249,21 @@ def _counted(tokens: Iterator[tuple], counts: dict[str, int]) -> Iterator[tuple]
         yield src, tgt
 
 
-def _note(n_gold: int, builtin: Any, why_not: str | None) -> str:
-    """What seeded, and what seeding in one task would have used instead: the chunked path
-    runs the built-in English model on English pairs (on the unsupervised HMM's evidence),
-    else the HMM (with the gold as counts); the supervised link model does not run in chunks
-    yet (its inputs span the corpus in memory)."""
-    from alignment_core.aligner.link_config import MIN_GOLD_PAIRS
-
-    if builtin is not None:
+def _note(kind: str, n_gold: int, builtin: Any, why_not: str | None) -> str:
+    """What seeded (``model_kind``), and why the built-in English model did not join."""
+    if kind == "supervised":
+        note = f"chunked over the workers: the supervised link model on {n_gold} gold pairs"
+        if builtin is not None:
+            note += f", pooled with the built-in English model {builtin.version} at a weight "
+            note += "chosen on the gold"
+    elif kind == "builtin":
         note = f"chunked over the workers: the built-in English model {builtin.version}"
         if n_gold:
-            note += f" (the {n_gold} gold pairs train nothing in chunks yet)"
+            note += f" ({n_gold} gold pair(s): too few for a model of the project's own)"
         return note
-    how = "the HMM with the gold as counts" if n_gold else "the HMM"
-    note = f"chunked over the workers: {how}"
-    if n_gold >= MIN_GOLD_PAIRS:
-        note += f" (the supervised link model, which {n_gold} gold pairs allow, is not chunked yet)"
+    else:
+        how = "the HMM with the gold as counts" if n_gold else "the HMM"
+        note = f"chunked over the workers: {how}"
     if why_not and not why_not.startswith("not English"):
         note += f"; the built-in English model was not used: {why_not}"
     return note
@@ -259,15 +305,79 @@ def mstep(job_id: int, step: int) -> None:
 
 
 def fit(job_id: int) -> None:
-    """The seed model from the trained workspace, saved where the align chunks read it."""
+    """The seed model from the trained workspace, saved where the align chunks read it: the
+    HMM, and the supervised model fitted on the gold when it seeds."""
     with unit(job_id, "fit") as go:
         if go:
+            plan = read_plan(job_id)
             model = _workspace(job_id).model()
             path = job_folder(job_id) / "model.npz"
             tmp = path.with_name("model.tmp.npz")
             model.save(tmp)
             tmp.replace(path)
-            mark_done(read_plan(job_id), "fit")
+            if plan.model == "supervised":
+                _fit_supervised(plan, model)
+            mark_done(plan, "fit")
+
+
+def _fit_supervised(plan: Plan, hmm: Any) -> None:
+    """Fit the supervised link model on the gold of the plan's sample over the unsupervised
+    ``hmm`` of all the pairs and their word counts; write it into the job's folder (replacing
+    what an earlier attempt wrote) and what it says of itself into ``FIT_SUMMARY``."""
+    from alignment_core.aligner.builtin import load_builtin
+    from alignment_core.aligner.installed import installed_resources
+    from alignment_core.aligner.link_training import CorpusEvidence, train_seed_model
+    from alignment_core.aligner.seed_model_files import save_seed_model
+
+    folder = job_folder(plan.job)
+    gold = {int(n): links for n, links in json.loads((folder / GOLD).read_text()).items()}
+    sample = sample_indices(plan.pairs, sorted(gold), settings.SEED_SAMPLE_PAIRS)
+    say(plan, f"the supervised link model: reading {len(sample)} pairs")
+    pairs = _sample_pairs(plan.project, sample)
+    at = {int(n): k for k, n in enumerate(sample)}
+    model = train_seed_model(
+        pairs,
+        {at[n]: to_alignment(links) for n, links in gold.items()},
+        config=aligner_config(Project.objects.get(pk=plan.project)),
+        resources=installed_resources(),
+        progress=lambda _, message: say(plan, f"the supervised link model: {message}"),
+        builtin=load_builtin() if plan.builtin else None,
+        corpus=CorpusEvidence(hmm, _token_stats(str(folder))),
+    )
+    tmp = folder / f"{SEED_MODEL}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    save_seed_model(model, tmp)
+    shutil.rmtree(folder / SEED_MODEL, ignore_errors=True)
+    tmp.rename(folder / SEED_MODEL)
+    _record_fit(plan, model)
+
+
+def _sample_pairs(project_id: int, sample: np.ndarray) -> list[tuple]:
+    """The (source, target) tokens of the pairs at the ``sample``'s indices (ascending), in
+    one pass over the project's pairs."""
+    wanted = iter(sample.tolist())
+    next_wanted = next(wanted, None)
+    out = []
+    for n, (_, src, tgt) in enumerate(pair_token_rows(project_id)):
+        if next_wanted is None:
+            break
+        if n == next_wanted:
+            out.append((src, tgt))
+            next_wanted = next(wanted, None)
+    return out
+
+
+def _record_fit(plan: Plan, model: Any) -> None:
+    """What the fitted model says of itself: into its run's config (as one task's run) and,
+    for the job's result at publish, into ``FIT_SUMMARY``."""
+    from annotator.seeding.services import model_evidence, model_figures
+
+    evidence = model_evidence(model, None)
+    run = AlignerRun.objects.get(pk=plan.run)
+    run.config = {**run.config, "link_model": model.info.get("link_config"), **evidence}
+    run.save(update_fields=["config"])
+    summary = {**model_figures(model), **evidence, "sample_pairs": plan.sample_pairs}
+    write_atomically(job_folder(plan.job) / FIT_SUMMARY, json.dumps(summary).encode())
 
 
 def _seed_model(job_id: int) -> Any:
@@ -279,7 +389,8 @@ def _seed_model(job_id: int) -> Any:
 @functools.lru_cache(maxsize=2)
 def _load_seed_model(folder: str, run: int, kind: str, gold_pairs: int) -> Any:
     """The HMM the fit saved, alone, or read by the built-in English model (the same model
-    as ``link_training.train_seed_model`` builds in one task with too little gold)."""
+    as ``link_training.train_seed_model`` builds in one task with too little gold), or by the
+    supervised model the fit saved."""
     from alignment_core.aligner.model import AlignerModel
     from alignment_core.aligner.seed_model import SeedModel
 
@@ -287,15 +398,24 @@ def _load_seed_model(folder: str, run: int, kind: str, gold_pairs: int) -> Any:
     if kind == "hmm":
         return SeedModel(kind="hmm", hmm=hmm)
     from alignment_core.aligner.builtin import load_builtin
-    from alignment_core.aligner.features import TokenStats
     from alignment_core.aligner.installed import installed_resources
     from alignment_core.aligner.link_training import builtin_seed_model
+    from alignment_core.aligner.seed_model_files import load_seed_model
 
-    with open(f"{folder}/{TOKEN_COUNTS}", encoding="utf-8") as fh:
-        stats = TokenStats.of_counts(json.load(fh))
-    builtin = load_builtin()
+    stats, builtin = _token_stats(folder), load_builtin()
+    if kind == "supervised":
+        return load_seed_model(f"{folder}/{SEED_MODEL}", hmm=hmm, stats=stats,
+                               resources=installed_resources(), builtin=builtin)  # fmt: skip
     reason = f"chunked over the workers: the built-in English model {builtin.version} seeds"
     return builtin_seed_model(hmm, stats, installed_resources(), builtin, gold_pairs, reason)
+
+
+def _token_stats(folder: str) -> Any:
+    """The corpus's word statistics from the job folder's ``TOKEN_COUNTS``."""
+    from alignment_core.aligner.features import TokenStats
+
+    with open(f"{folder}/{TOKEN_COUNTS}", encoding="utf-8") as fh:
+        return TokenStats.of_counts(json.load(fh))
 
 
 # --- align, write, publish --------------------------------------------------------------------
@@ -340,6 +460,10 @@ def _write_chunk(plan: Plan, model: Any, lo: int, hi: int) -> int:
         SeedAlignment.all_runs.bulk_create(seeds, batch_size=WRITE_BATCH)
         links += sum(len(seed.links) for seed in seeds)
     return links
+
+
+def _fit_summary(job_id: int) -> dict[str, Any]:
+    return json.loads((job_folder(job_id) / FIT_SUMMARY).read_text())
 
 
 def chunk_links(job_id: int, chunk: int) -> int:
@@ -421,6 +545,7 @@ def _publish(plan: Plan) -> None:
             if plan.model == "builtin"
             else {}
         ),
+        **(_fit_summary(plan.job) if plan.model == "supervised" else {}),
         "chunks": plan.chunks,
         "align_chunks": plan.align_chunks,
         "chunk_pairs": plan.chunk_pairs,

@@ -57,15 +57,24 @@ def _pooling_words(result: Mapping[str, Any]) -> list[str]:
 
 
 def _builtin_words(result: Mapping[str, Any], gold_pairs: int) -> str:
-    """Which built-in model seeded, and why it seeded alone: too little gold, or a project
-    seeded in chunks (where the gold trains nothing yet)."""
+    """Which built-in model seeded (in chunks over the workers, for a big project), and why
+    it seeded alone: too little gold."""
     model = f"Model: the built-in English paraphrase model {result.get('builtin_version')}"
+    if result.get("chunks"):
+        model += ", seeding in chunks over the workers"
+    return f"{model} ({gold_pairs} gold pairs: too few for a model of the project's own)."
+
+
+def _sample_words(result: Mapping[str, Any]) -> list[str]:
+    """How a supervised model seeded a big project in chunks: what read all the pairs, and
+    what read the fit's sample."""
     if not result.get("chunks"):
-        return f"{model} ({gold_pairs} gold pairs: too few for a model of the project's own)."
-    chunked = f"{model}, seeding in chunks over the workers"
-    if gold_pairs:
-        return f"{chunked} (its {gold_pairs} gold pairs train nothing in chunks yet)."
-    return f"{chunked}."
+        return []
+    return [
+        f"Seeded in chunks over the workers: the unsupervised HMM read all {result['pairs']} "
+        f"pairs; the HMMs with the gold as counts read a sample of {result.get('sample_pairs')} "
+        "(every gold pair, and pairs spread over the project)."
+    ]
 
 
 def seed_result_summary(result: Mapping[str, Any]) -> str | None:
@@ -106,7 +115,7 @@ def seed_result_summary(result: Mapping[str, Any]) -> str | None:
                 if cv.get(key) is not None
             ]
             words.append(line + ("; " + ", ".join(scores) if scores else "") + ".")
-        words += _pooling_words(result)
+        words += _pooling_words(result) + _sample_words(result)
         counted = result.get("pseudo_gold_pairs")
         if counted:
             words.append(

@@ -119,7 +119,7 @@ def _train(
     its evidence figures, with what the job says of the built-in English model). The aligner
     is imported here, in the worker only."""
     from alignment_core.aligner.config import AlignerConfig
-    from alignment_core.aligner.link_model import EVIDENCE_KEYS, installed_resources
+    from alignment_core.aligner.link_model import installed_resources
     from alignment_core.aligner.seed_default import train_default_seed_model
 
     cfg = AlignerConfig(**{"identity_lexicon": project.monolingual, **(config or {})})
@@ -132,9 +132,18 @@ def _train(
         source_language=project.source_language, target_language=project.target_language,
     )  # fmt: skip
     report(_TRAIN_SHARE, "aligning")
+    return cfg, model, model_evidence(model, not_english and f"the project is {not_english}")
+
+
+def model_evidence(model: Any, not_english: str | None) -> dict[str, Any]:
+    """What a seed model reads (each outside resource's name, "off" or missing) and what the
+    job says of the built-in English model (its version and weight, or why it was not used):
+    the run's config and the job's result hold them."""
+    from alignment_core.aligner.seed_resources import EVIDENCE_KEYS
+
     evidence = {key: model.info.get(key) for key in EVIDENCE_KEYS}
-    evidence.update(_builtin_notes(model, not_english and f"the project is {not_english}"))
-    return cfg, model, evidence
+    evidence.update(_builtin_notes(model, not_english))
+    return evidence
 
 
 def _pair_rows(project: Project) -> list[tuple]:
@@ -241,6 +250,16 @@ def _seed_summary(
         **counts,
         "model": model.kind,
         "model_note": model.info.get("reason") or note,
+        **model_figures(model),
+        # WordNet, GloVe's word vectors, the Moby thesaurus and the Penn Treebank tag lexicon
+        # as features: each one's name, "off" or not installed
+        **evidence,
+    }
+
+
+def model_figures(model: Any) -> dict[str, Any]:
+    """A seed model's figures for the job's result (JSON-able)."""
+    return {
         # cross-validated on the project's gold: the supervised model and, on the same pairs,
         # the HMM's intersection (edits/pair = |seed Δ gold| over sure+possible links)
         "cv": _json_figures(model.info.get("cv")),
@@ -251,9 +270,6 @@ def _seed_summary(
         # links that was
         "pseudo_gold_pairs": model.info.get("pseudo_gold_pairs"),
         "pseudo_gold_links": model.info.get("pseudo_gold_links"),
-        # WordNet, GloVe's word vectors, the Moby thesaurus and the Penn Treebank tag lexicon
-        # as features: each one's name, "off" or not installed
-        **evidence,
     }
 
 
@@ -273,20 +289,12 @@ def gold_pair_count(*, project: Project) -> int:
     return GoldAlignment.objects.filter(pair__project=project, pair__is_trial=False).count()
 
 
-def _gold_trains_nothing(config: dict[str, Any]) -> bool:
-    """Whether the latest seeding was one the gold does not change: a big English project
-    seeded in chunks by the built-in model alone (``chunked_steps.chunked_builtin``), which
-    retraining would repeat to the same seeds, an hour a million pairs."""
-    return bool(config.get("chunked")) and config.get("model_kind") == "builtin"
-
-
 def maybe_start_auto_retrain(*, project: Project) -> Job | None:
     """Start "Retrain with gold" when ``project.auto_retrain_every`` (N > 0) gold pairs have
     become gold since the latest aligner run trained (counted from 0 if the project was never
     seeded), unless a seed job of the project is already queued or running. Called once new
     gold is committed; returns the job started, or None. At most one job: the project row is
-    locked while deciding, so concurrent gold writes cannot both start one. None either when
-    the gold would train nothing (``_gold_trains_nothing``)."""
+    locked while deciding, so concurrent gold writes cannot both start one."""
     with transaction.atomic():
         locked = Project.objects.select_for_update().get(pk=project.pk)
         every = locked.auto_retrain_every
@@ -297,15 +305,12 @@ def maybe_start_auto_retrain(*, project: Project) -> Job | None:
         ).exists()
         if busy:
             return None
-        last = (
+        gold_then = (
             AlignerRun.objects.filter(project=locked, kind=AlignerRun.Kind.ALIGNER, published=True)
             .order_by("-created_at", "-pk")
-            .values_list("gold_pairs", "config")
+            .values_list("gold_pairs", flat=True)
             .first()
-        )
-        gold_then, config = last or (0, {})
-        if _gold_trains_nothing(config or {}):
-            return None
+        ) or 0
         if gold_pair_count(project=locked) - gold_then < every:
             return None
         return start_seed_job(project=locked, user=None, use_gold=True)

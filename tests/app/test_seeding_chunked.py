@@ -12,12 +12,14 @@ from __future__ import annotations
 import random
 from datetime import timedelta
 
+import numpy as np
 import pytest
 from django.conf import settings
 from django.utils import timezone
 
 from alignment_core.aligner.posteriors import quantise_posteriors
 from annotator.jobs.runner import fail_job, fail_stale_jobs
+from annotator.links import to_alignment
 from annotator.models import (
     AlignerRun,
     Annotation,
@@ -130,63 +132,76 @@ def english_pairs(project: Project, n: int, *, seed: int = 7) -> list[SentencePa
     return SentencePair.objects.bulk_create(rows)
 
 
+def add_gold(pairs: list[SentencePair], *, reverse: bool) -> None:
+    """Gold for ``pairs``: each word linked to its twin (the reversed one, when ``reverse``)."""
+    for pair in pairs:
+        n = len(pair.source_tokens)
+        links = [[i, n - 1 - i if reverse else i, "S"] for i in range(n)]
+        GoldAlignment.objects.create(pair=pair, origin="imported", links=links)
+
+
+def assert_seeds_of(run: AlignerRun, model, pairs: list[SentencePair]) -> None:
+    """The run's seeds are ``model``'s predictions, link for link and byte for byte."""
+    alignments, matrices = model.predict([(p.source_tokens, p.target_tokens) for p in pairs])
+    seeds = seeds_by_pair(run.pk)
+    assert len(seeds) == len(pairs)
+    for pair, alignment, matrix in zip(pairs, alignments, matrices, strict=True):
+        links, posteriors, _ = seeds[pair.pk]
+        assert links == sorted(map(tuple, alignment.to_links())), pair.external_id
+        assert posteriors == bytes(quantise_posteriors(matrix)), pair.external_id
+
+
 @pytest.mark.parametrize("gold_pairs", [0, 3])
-def test_an_english_project_in_chunks_is_seeded_by_the_builtin_model_as_in_one_task(
-    eager, gold_pairs
-):
-    """In chunks, an English project's seeds come from the built-in English model over the
-    unsupervised HMM of all its pairs: the same seeds, bit for bit, as the one task's model
-    with too little gold (its HMM trained with the same chunking). With gold too: the
-    supervised model is not chunked, and the built-in model beats the HMM with gold counts."""
+def test_an_english_project_in_chunks_gets_the_one_task_model_over_the_same_hmm(eager, gold_pairs):
+    """In chunks, an English project's seeds come from the model one task would train, over
+    the unsupervised HMM of all its pairs: with no gold the built-in English model alone; with
+    a few gold pairs the supervised model pooled with it. The same seeds, bit for bit, as the
+    one task's model (its HMM trained with the same chunking)."""
     from alignment_core.aligner.builtin import load_builtin
+    from alignment_core.aligner.config import AlignerConfig
     from alignment_core.aligner.installed import installed_resources
     from alignment_core.aligner.link_training import builtin_problem, train_seed_model
 
     project = Project.objects.create(name="english", source_language="en", target_language="en",
                                      monolingual=True)  # fmt: skip
     pairs = english_pairs(project, PAIRS)
-    for pair in pairs[:gold_pairs]:
-        n = len(pair.source_tokens)
-        GoldAlignment.objects.create(pair=pair, origin="imported",
-                                     links=[[i, i, "S"] for i in range(n)])  # fmt: skip
+    add_gold(pairs[:gold_pairs], reverse=False)
     usable = builtin_problem(load_builtin(), installed_resources()) is None
     assert usable or not IN_CI, "CI installs the seeding resources (make resources)"
 
     job = run_seed_job(project)
 
     assert job.status == "succeeded", job.error
-    assert job.result["model"] == ("builtin" if usable else "hmm")
+    expected = ("supervised" if gold_pairs else "builtin") if usable else "hmm"
+    assert job.result["model"] == expected
     assert job.result["gold_pairs"] == gold_pairs
     run = AlignerRun.objects.get(pk=job.result["aligner_run"])
-    assert run.config["model_kind"] == job.result["model"] and run.published
-    # the one task's model with no gold: the built-in model on the HMM of the same chunking
-    from alignment_core.aligner.config import AlignerConfig
-
+    assert run.config["model_kind"] == expected and run.published
     sentences = [(p.source_tokens, p.target_tokens) for p in pairs]
+    gold = {
+        n: to_alignment(g.links)
+        for n, g in enumerate(GoldAlignment.objects.order_by("pair__position"))
+    }
     cfg = AlignerConfig(identity_lexicon=True, chunk_pairs=CHUNK)
-    one_task = train_seed_model(sentences, {}, config=cfg, resources=installed_resources(),
+    one_task = train_seed_model(sentences, gold if usable else {}, config=cfg,
+                                resources=installed_resources(),
                                 builtin=load_builtin() if usable else None)  # fmt: skip
-    assert one_task.kind == job.result["model"]
-    alignments, matrices = one_task.predict(sentences)
-    seeds = seeds_by_pair(run.pk)
-    assert len(seeds) == PAIRS
-    for pair, alignment, matrix in zip(pairs, alignments, matrices, strict=True):
-        links, posteriors, _ = seeds[pair.pk]
-        assert links == sorted(map(tuple, alignment.to_links())), pair.external_id
-        assert posteriors == bytes(quantise_posteriors(matrix)), pair.external_id
+    assert one_task.kind == expected
+    assert_seeds_of(run, one_task, pairs)
     summary = seed_result_summary(job.result)
-    if usable:
+    if expected == "builtin":
         assert "built-in English paraphrase model" in summary and "in chunks" in summary, summary
-    if usable and gold_pairs:
-        assert "train nothing in chunks yet" in job.result["model_note"]
-        assert f"its {gold_pairs} gold pairs train nothing" in summary, summary
-    if usable:  # new gold would retrain to the same seeds: no automatic retrain starts
-        project.auto_retrain_every = 1
-        project.save(update_fields=["auto_retrain_every"])
-        n = len(pairs[-1].source_tokens)
-        GoldAlignment.objects.create(pair=pairs[-1], origin="imported",
-                                     links=[[i, i, "S"] for i in range(n)])  # fmt: skip
-        assert maybe_start_auto_retrain(project=project) is None
+    if expected == "supervised":
+        assert job.result["builtin_weight"] == one_task.info["builtin_weight"]
+        assert job.result["cv"]["edits_per_pair"] == pytest.approx(
+            one_task.info["cv"]["edits_per_pair"], abs=1e-4)  # fmt: skip
+        assert f"trained on {gold_pairs} gold pairs" in summary, summary
+        assert "Pooled with the built-in English model" in summary, summary
+    # the gold trains the seeds in chunks too: new gold starts an automatic retrain
+    project.auto_retrain_every = 1
+    project.save(update_fields=["auto_retrain_every"])
+    add_gold(pairs[-1:], reverse=False)
+    assert maybe_start_auto_retrain(project=project) is not None
 
 
 def test_a_small_project_keeps_the_one_task_path(eager):
@@ -266,26 +281,75 @@ def test_failing_a_chunked_job_deletes_its_unpublished_run_seeds_and_folder(eage
     assert SeedAlignment.objects.filter(aligner_run_id=published["aligner_run"]).count() == 5
 
 
-def test_the_run_says_the_supervised_model_is_not_chunked_when_the_gold_would_allow_it(eager):
+def test_enough_gold_seeds_in_chunks_with_the_supervised_model_one_task_trains(eager):
+    """Not English, with MIN_GOLD_PAIRS gold pairs: the supervised link model, fitted once
+    over the workers' HMM, seeds every chunk; the seeds, figures and summary are the one
+    task's (its HMM trained with the same chunking)."""
     from alignment_core.aligner.link_config import MIN_GOLD_PAIRS
 
     project = Project.objects.create(name="gold", source_language="xx", target_language="yy")
-    for pair in made_up_pairs(project, PAIRS)[:MIN_GOLD_PAIRS]:
-        n = len(pair.source_tokens)
-        GoldAlignment.objects.create(pair=pair, origin="imported",
-                                     links=[[i, n - 1 - i, "S"] for i in range(n)])  # fmt: skip
+    pairs = made_up_pairs(project, PAIRS)
+    add_gold(pairs[:MIN_GOLD_PAIRS], reverse=True)
+    whole = seed_project(project=project, use_gold=True, config={"chunk_pairs": CHUNK})
 
     job = run_seed_job(project)
 
     assert job.status == "succeeded", job.error
-    assert job.result["model"] == "hmm" and job.result["gold_pairs"] == MIN_GOLD_PAIRS
-    note = job.result["model_note"]
-    assert "the HMM with the gold as counts" in note and "supervised link model" in note, note
-    # there the gold trains the HMM's counts: new gold starts an automatic retrain
-    project.auto_retrain_every = 1
-    project.save(update_fields=["auto_retrain_every"])
-    pair = SentencePair.objects.get(project=project, position=PAIRS - 1)
-    n = len(pair.source_tokens)
-    GoldAlignment.objects.create(pair=pair, origin="imported",
-                                 links=[[i, n - 1 - i, "S"] for i in range(n)])  # fmt: skip
-    assert maybe_start_auto_retrain(project=project) is not None
+    assert whole["model"] == job.result["model"] == "supervised"
+    assert job.result["gold_pairs"] == MIN_GOLD_PAIRS and job.result["sample_pairs"] == PAIRS
+    assert seeds_by_pair(job.result["aligner_run"]) == seeds_by_pair(whole["aligner_run"])
+    for key in ("links", "cv", "cv_hmm", "threshold", "pseudo_gold_pairs", "wordnet", "vectors"):
+        assert job.result[key] == whole[key], key
+    run = AlignerRun.objects.get(pk=job.result["aligner_run"])
+    assert (
+        run.config["link_model"]
+        == AlignerRun.objects.get(pk=whole["aligner_run"]).config["link_model"]
+    )
+    assert "supervised link model on 20 gold pairs" in run.note
+    summary = seed_result_summary(job.result)
+    assert f"trained on {MIN_GOLD_PAIRS} gold pairs" in summary and "in chunks" in summary
+    assert not job_folder(job.pk).exists()
+
+
+def test_a_project_larger_than_the_sample_trains_the_gold_hmms_on_the_sample(eager, settings):
+    """SEED_SAMPLE_PAIRS below the project's size: the fit reads every gold pair and pairs
+    spread over the rest, and its second round counts its own links on the sample's other
+    pairs only; every pair still gets its seed."""
+    from alignment_core.aligner.link_config import MIN_GOLD_PAIRS
+
+    settings.SEED_SAMPLE_PAIRS = 30
+    project = Project.objects.create(name="sampled", source_language="xx", target_language="yy")
+    pairs = made_up_pairs(project, PAIRS)
+    add_gold(pairs[5 : 5 + MIN_GOLD_PAIRS], reverse=True)
+
+    job = run_seed_job(project)
+
+    assert job.status == "succeeded", job.error
+    assert job.result["model"] == "supervised"
+    sample = job.result["sample_pairs"]
+    assert MIN_GOLD_PAIRS < sample <= 30
+    assert job.result["pseudo_gold_pairs"] == sample - MIN_GOLD_PAIRS
+    assert len(seeds_by_pair(job.result["aligner_run"])) == PAIRS
+    assert f"a sample of {sample}" in seed_result_summary(job.result)
+
+
+@pytest.mark.parametrize(
+    ("n_pairs", "gold", "size"),
+    [(10, [3], 10), (100, [], 10), (100, [0, 50, 99], 10), (1000, list(range(5, 25)), 12)],
+)
+def test_the_sample_holds_every_gold_pair_and_pairs_spread_over_the_project(n_pairs, gold, size):
+    from annotator.seeding.chunked_steps import sample_indices
+
+    sample = sample_indices(n_pairs, gold, size)
+
+    assert list(sample) == sorted(set(sample.tolist())) and sample.min() >= 0
+    assert sample.max() < n_pairs
+    assert set(gold) <= set(sample.tolist())
+    if n_pairs <= size:
+        assert list(sample) == list(range(n_pairs))
+    else:
+        assert len(sample) <= max(size, len(gold))
+        if len(gold) < size:  # the others spread evenly from the first pair to the last
+            step = (n_pairs - 1) / max(size - len(gold) - 1, 1)
+            assert sample[0] == 0 and sample[-1] == n_pairs - 1
+            assert np.diff(sample).max() <= np.ceil(step)

@@ -2,7 +2,8 @@
 ``annotator.seeding.chunked`` on one worker, then on two, writes the same seeds, bit for bit,
 as seeding in one task in this process — the M-step sums the chunks' counts in chunk order,
 whichever worker made them and whenever they arrived; an English project's seeds, from the
-built-in English model in each worker, are the one task's too."""
+built-in English model in each worker (with gold: the supervised model pooled with it), are
+the one task's too."""
 
 from __future__ import annotations
 
@@ -64,15 +65,18 @@ def test_one_and_two_workers_write_the_seeds_one_task_writes(
     wait_for(lambda: not folder.exists(), timeout=10, what=f"{folder} to be removed")
 
 
-def test_two_workers_seed_an_english_project_with_the_builtin_model_as_one_task_does(
-    start_worker, django_user_model, tmp_path
+@pytest.mark.parametrize(("gold_pairs", "model"), [(0, "builtin"), (3, "supervised")])
+def test_two_workers_seed_an_english_project_with_the_model_one_task_trains(
+    start_worker, django_user_model, tmp_path, gold_pairs, model
 ):
     """An English project in chunks: each worker's align chunks load the built-in model and
-    its resources, and the seeds are those of the one task (little gold: the built-in model
-    over the HMM of the same chunking)."""
+    its resources, and, with gold, the supervised model the fit task wrote to the shared
+    folder; the seeds are those of the one task (the same model over the HMM of the same
+    chunking)."""
     from alignment_core.aligner.builtin import load_builtin
     from alignment_core.aligner.installed import installed_resources
     from alignment_core.aligner.link_training import builtin_problem
+    from annotator.models import GoldAlignment
     from tests.app.test_seeding_chunked import english_pairs
     from tests.conftest import need
 
@@ -81,15 +85,18 @@ def test_two_workers_seed_an_english_project_with_the_builtin_model_as_one_task_
     lead = django_user_model.objects.create_user("lead", password="x" * 12)
     project = Project.objects.create(name="english", source_language="en", target_language="en")
     Membership.objects.create(project=project, user=lead, role="lead")
-    english_pairs(project, 150)
-    one_task = seed_project(project=project, use_gold=False, config={"chunk_pairs": 50})
-    assert one_task["model"] == "builtin"
+    for pair in english_pairs(project, 150)[:gold_pairs]:
+        links = [[i, i, "S"] for i in range(len(pair.source_tokens))]
+        GoldAlignment.objects.create(pair=pair, origin="imported", links=links)
+    one_task = seed_project(project=project, use_gold=True, config={"chunk_pairs": 50})
+    assert one_task["model"] == model
 
     settings = {"SEED_CHUNK_PAIRS": "50", "SEED_WORK_DIR": str(tmp_path / "seed-work")}
     workers = [start_worker(name=f"-{k}", **settings) for k in "ab"]
-    job = start_seed_job(project=project, user=lead, use_gold=False)
+    job = start_seed_job(project=project, user=lead, use_gold=True)
     watch(job, timeout=300)
     logs = "\n".join(w.log for w in workers)
     assert job.status == "succeeded", f"{job.error}\n{logs}"
-    assert job.result["model"] == "builtin" and job.result["align_chunks"] == 3
+    assert job.result["model"] == model and job.result["align_chunks"] == 3
+    assert job.result["gold_pairs"] == gold_pairs
     assert seeds_by_pair(job.result["aligner_run"]) == seeds_by_pair(one_task["aligner_run"])
