@@ -7,6 +7,9 @@
     ... benchmarks/scale_seeding.py --pairs 1000000 --no-anchor --workers 2
     # an English project (declared): the built-in English model seeds, in chunks too
     ... benchmarks/scale_seeding.py --pairs 20000 --languages en,en
+    # 200 gold pairs: the supervised link model (fitted once on the gold and a sample of
+    # SEED_SAMPLE_PAIRS pairs; set it below --pairs to measure the sample's path)
+    ... benchmarks/scale_seeding.py --pairs 20000 --gold 200
 
 Needs PostgreSQL and Redis (the workers' shape in production). The script:
 
@@ -53,7 +56,8 @@ def django_setup() -> None:
 
 
 def synthetic_batches(n: int, *, vocab: int, seed: int, batch: int = 20_000):
-    """(source tokens, target tokens) lists of ``batch`` pairs at a time (see the module notes)."""
+    """(source tokens, target tokens, true links) lists of ``batch`` pairs at a time (see the
+    module notes; a link ``[i, j, "S"]``: source word i became target word j)."""
     rng = np.random.default_rng(seed)
     weights = 1.0 / np.arange(1, vocab + 1)
     weights /= weights.sum()
@@ -66,14 +70,19 @@ def synthetic_batches(n: int, *, vocab: int, seed: int, batch: int = 20_000):
         for lo, hi in zip(ends - lengths, ends, strict=True):
             source = [f"w{w}" for w in words[lo:hi]]
             target = [f"s{w}{'ab'[k]}" for w, k in zip(words[lo:hi], synonym[lo:hi], strict=True)]
+            origin = list(range(len(target)))
             for i in np.flatnonzero(rng.random(len(target) - 1) < 0.1):
                 target[i], target[i + 1] = target[i + 1], target[i]
-            rows.append((source, target))
+                origin[i], origin[i + 1] = origin[i + 1], origin[i]
+            rows.append((source, target, [[i, j, "S"] for j, i in enumerate(origin)]))
         yield rows
 
 
-def make_project(n: int, vocab: int, seed: int, languages: tuple[str, str] = ("xx", "yy")):
-    from annotator.models import Project, SentencePair
+def make_project(
+    n: int, vocab: int, seed: int, languages: tuple[str, str] = ("xx", "yy"), gold: int = 0
+):
+    """The project of ``n`` synthetic pairs; its first ``gold`` pairs' true links as gold."""
+    from annotator.models import GoldAlignment, Project, SentencePair
 
     project = Project.objects.create(
         name=f"scale seeding {uuid.uuid4().hex[:8]}", source_language=languages[0],
@@ -81,11 +90,16 @@ def make_project(n: int, vocab: int, seed: int, languages: tuple[str, str] = ("x
     )  # fmt: skip
     position = 0
     for rows in synthetic_batches(n, vocab=vocab, seed=seed):
-        SentencePair.objects.bulk_create(
+        made = SentencePair.objects.bulk_create(
             [SentencePair(project=project, external_id=str(position + k), position=position + k,
-                          source_tokens=s, target_tokens=t) for k, (s, t) in enumerate(rows)],
+                          source_tokens=s, target_tokens=t) for k, (s, t, _) in enumerate(rows)],
             batch_size=5000,
         )  # fmt: skip
+        wanted = max(0, min(gold - position, len(rows)))
+        GoldAlignment.objects.bulk_create(
+            GoldAlignment(pair=pair, origin="imported", links=links)
+            for pair, (_, _, links) in zip(made[:wanted], rows[:wanted], strict=True)
+        )
         position += len(rows)
     return project
 
@@ -105,14 +119,14 @@ def seeds_digest(run_id: int) -> str:
     return digest.hexdigest()[:16]
 
 
-def anchor_child(project_id: int, chunk: int) -> None:
+def anchor_child(project_id: int, chunk: int, use_gold: bool) -> None:
     """(in a fresh process) seed the project in one task; print its figures as JSON."""
     django_setup()
     from annotator.models import Project
     from annotator.seeding.services import seed_project
 
     t0 = time.perf_counter()
-    result = seed_project(project=Project.objects.get(pk=project_id), use_gold=False,
+    result = seed_project(project=Project.objects.get(pk=project_id), use_gold=use_gold,
                           config={"chunk_pairs": chunk})  # fmt: skip
     seconds = time.perf_counter() - t0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -120,9 +134,10 @@ def anchor_child(project_id: int, chunk: int) -> None:
                       "model": result["model"]}))  # fmt: skip
 
 
-def run_anchor(project_id: int, chunk: int) -> dict:
+def run_anchor(project_id: int, chunk: int, use_gold: bool) -> dict:
     out = subprocess.run(
-        [sys.executable, __file__, "--anchor-child", str(project_id), "--chunk", str(chunk)],
+        [sys.executable, __file__, "--anchor-child", str(project_id), "--chunk", str(chunk),
+         *(["--gold", "1"] if use_gold else [])],
         cwd=REPO, capture_output=True, text=True, check=False,
     )  # fmt: skip
     if out.returncode:
@@ -167,7 +182,7 @@ def stop_workers(workers: list[subprocess.Popen]) -> None:
         w.wait(timeout=10)
 
 
-def run_workers(project, n: int, chunk: int, work_dir: Path) -> dict:
+def run_workers(project, n: int, chunk: int, work_dir: Path, use_gold: bool) -> dict:
     from annotator.models import Job
     from annotator.seeding.services import start_seed_job
     from gridalign.celery import app
@@ -183,7 +198,7 @@ def run_workers(project, n: int, chunk: int, work_dir: Path) -> dict:
     app.amqp.__dict__.pop("router", None)
     try:
         t0 = time.perf_counter()
-        job = start_seed_job(project=project, user=None, use_gold=False)
+        job = start_seed_job(project=project, user=None, use_gold=use_gold)
         peaks: dict[int, float] = {}
         while True:
             time.sleep(0.5)
@@ -200,7 +215,7 @@ def run_workers(project, n: int, chunk: int, work_dir: Path) -> dict:
         raise SystemExit(f"the {n}-worker seeding failed: {job.message}\n{job.error}")
     return {"seconds": seconds, "rss_mb": sorted(peaks.values(), reverse=True)[:n],
             "run": job.result["aligner_run"], "retried": job.result.get("retried"),
-            "model": job.result["model"]}  # fmt: skip
+            "model": job.result["model"], "sample": job.result.get("sample_pairs")}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -216,12 +231,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--languages", default="xx,yy",
                     help="the project's declared languages; en,en seeds with the built-in "
                          "English model (over made-up words: its lexical lookups miss)")  # fmt: skip
+    ap.add_argument("--gold", type=int, default=0,
+                    help="the first N pairs' true links as gold: from 20 on (or 2 with en,en) "
+                         "the supervised link model seeds")  # fmt: skip
     ap.add_argument("--keep", action="store_true", help="keep the project afterwards")
     ap.add_argument("--anchor-child", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     chunk = args.chunk or min(50_000, max(1, -(-args.pairs // 4)))
     if args.anchor_child:
-        anchor_child(args.anchor_child, chunk)
+        anchor_child(args.anchor_child, chunk, bool(args.gold))
         return 0
     django_setup()
     return report(args, chunk)
@@ -236,16 +254,19 @@ def report(args, chunk: int) -> int:
         raise SystemExit("set CELERY_BROKER_URL=redis://... (and DATABASE_URL=postgres://...)")
     print(f"load average at start: {os.getloadavg()}; cores: {os.cpu_count()}")
     t0 = time.perf_counter()
-    project = make_project(args.pairs, args.vocab, args.seed, tuple(args.languages.split(",")))
+    languages = tuple(args.languages.split(","))
+    project = make_project(args.pairs, args.vocab, args.seed, languages, args.gold)
+    use_gold = bool(args.gold)
     print(f"{args.pairs} pairs written in {time.perf_counter() - t0:.1f} s; chunks of {chunk}")
     rows: list[tuple[str, dict]] = []
     try:
         if not args.no_anchor:
-            rows.append(("one process (anchor)", run_anchor(project.pk, chunk)))
+            rows.append(("one process (anchor)", run_anchor(project.pk, chunk, use_gold)))
             print(f"  anchor done, load {os.getloadavg()}")
         with tempfile.TemporaryDirectory(prefix="scale-seeding-") as tmp:
             for n in [int(w) for w in args.workers.split(",")]:
-                rows.append((f"{n} worker(s)", run_workers(project, n, chunk, Path(tmp) / str(n))))
+                work = Path(tmp) / str(n)
+                rows.append((f"{n} worker(s)", run_workers(project, n, chunk, work, use_gold)))
                 print(f"  {n} worker(s) done, load {os.getloadavg()}")
         print_table(rows, args.pairs, chunk)
     finally:
@@ -257,9 +278,10 @@ def report(args, chunk: int) -> int:
 def drop_project(project) -> None:
     """Delete the benchmark's project by plain DELETEs (Django's cascade would load its million
     pairs and seeds first): it has seeds, runs, jobs and pairs, nothing else."""
-    from annotator.models import AlignerRun, Job, SeedAlignment, SentencePair
+    from annotator.models import AlignerRun, GoldAlignment, Job, SeedAlignment, SentencePair
 
     for qs in (SeedAlignment.all_runs.filter(pair__project=project),
+               GoldAlignment.objects.filter(pair__project=project),
                SentencePair.objects.filter(project=project)):  # fmt: skip
         qs._raw_delete(qs.db)
     AlignerRun.objects.filter(project=project).delete()
@@ -271,7 +293,7 @@ def print_table(rows: list[tuple[str, dict]], pairs: int, chunk: int) -> None:
     anchor = rows[0][1] if rows[0][0].startswith("one process") else None
     one = next((r for name, r in rows if name == "1 worker(s)"), None)
     print(f"\n{pairs} pairs, chunks of {chunk}; load average now {os.getloadavg()}")
-    print(f"{'':24}{'model':>9}{'wall s':>9}{'÷ anchor':>10}{'÷ 1 worker':>12}"
+    print(f"{'':24}{'model':>11}{'wall s':>9}{'÷ anchor':>10}{'÷ 1 worker':>12}"
           f"{'peak RSS MB':>20}  same seeds")  # fmt: skip
     digests = {name: seeds_digest(r["run"]) for name, r in rows}
     first = next(iter(digests.values()))
@@ -280,8 +302,11 @@ def print_table(rows: list[tuple[str, dict]], pairs: int, chunk: int) -> None:
         speed = f"{one['seconds'] / r['seconds']:.2f}×" if one and name != rows[0][0] else ""
         rss = r["rss_mb"] if isinstance(r["rss_mb"], list) else [r["rss_mb"]]
         shown = " / ".join(f"{m:.0f}" for m in rss)
-        print(f"{name:24}{r['model']:>9}{r['seconds']:>9.1f}{ratio:>10}{speed:>12}{shown:>20}  "
+        print(f"{name:24}{r['model']:>11}{r['seconds']:>9.1f}{ratio:>10}{speed:>12}{shown:>20}  "
               f"{'yes' if digests[name] == first else 'NO'} ({digests[name]})")  # fmt: skip
+    sampled = {r.get("sample") for _, r in rows} - {None}
+    if sampled:
+        print(f"the supervised model's fit read a sample of {sampled.pop()} pairs")
     if one:
         print("÷ anchor of 1 worker: what the chunking (tasks, files, per-chunk writes) costs; "
               "÷ 1 worker (as speedup): what the second worker gives.")  # fmt: skip
