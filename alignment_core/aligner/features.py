@@ -621,30 +621,25 @@ class GoldLexicon:
         n_words: int,
     ) -> None:
         """``cells``: which cells of ``grid`` (bool) are gold to count; ``linked`` their labels."""
-        self.n_words = max(n_words, 1)
-        keys = self._keys(grid, src_words, tgt_words)[cells]
-        label = linked[cells].astype(np.float64)
-        self.keys, inverse = np.unique(keys, return_inverse=True)
-        self.pair_seen = np.bincount(inverse, minlength=len(self.keys)).astype(np.float64)
-        self.pair_linked = np.bincount(inverse, weights=label, minlength=len(self.keys))
-        self.cell_rate = float(label.mean()) if len(label) else 0.0
-        rows_linked = np.bincount(grid.row, weights=linked & cells, minlength=grid.n_rows) > 0
-        cols_linked = np.bincount(grid.col, weights=linked & cells, minlength=grid.n_cols) > 0
-        rows_used = np.bincount(grid.row, weights=cells, minlength=grid.n_rows) > 0
-        cols_used = np.bincount(grid.col, weights=cells, minlength=grid.n_cols) > 0
-        self.src = self._word_rates(src_words, rows_used, rows_linked)
-        self.tgt = self._word_rates(tgt_words, cols_used, cols_linked)
+        counts = LexiconCounts(n_words)
+        counts.add(grid, src_words, tgt_words, linked, cells)
+        self._take(counts)
+
+    @classmethod
+    def of_counts(cls, counts: LexiconCounts) -> GoldLexicon:
+        """The lexicon of what ``counts`` counted (pairs added a block at a time)."""
+        lexicon = cls.__new__(cls)
+        lexicon._take(counts)
+        return lexicon
+
+    def _take(self, counts: LexiconCounts) -> None:
+        self.n_words = counts.n_words
+        self.keys, self.pair_seen, self.pair_linked = counts.word_pairs()
+        self.cell_rate = counts.linked_cells / counts.cells if counts.cells else 0.0
+        self.src, self.tgt = counts.src.rates(), counts.tgt.rates()
 
     def _keys(self, grid: CellGrid, src_words: np.ndarray, tgt_words: np.ndarray) -> np.ndarray:
-        s, t = src_words[grid.row], tgt_words[grid.col]
-        return np.where((s >= 0) & (t >= 0), s * self.n_words + t, -1)
-
-    def _word_rates(self, words: np.ndarray, used: np.ndarray, linked: np.ndarray):
-        ok = used & (words >= 0)
-        seen = np.bincount(words[ok], minlength=self.n_words).astype(np.float64)
-        hits = np.bincount(words[ok], weights=linked[ok], minlength=self.n_words)
-        prior = float(linked[ok].mean()) if ok.any() else 0.0
-        return (hits + prior) / (seen + 1.0)
+        return word_pair_keys(grid, src_words, tgt_words, self.n_words)
 
     # what the lexicon is, as arrays (``arrays``, ``of_arrays``: a model saved to files)
     _ARRAYS = ("keys", "pair_seen", "pair_linked", "src", "tgt")
@@ -678,6 +673,83 @@ class GoldLexicon:
         return np.column_stack(
             [(hits + self.cell_rate) / (seen + 1.0), np.log1p(seen), src_rate, tgt_rate]
         ).astype(np.float32)
+
+
+def word_pair_keys(grid: CellGrid, src_words: np.ndarray, tgt_words: np.ndarray, n_words: int):
+    """Per cell of ``grid``: its (source word, target word) pair as one number, -1 when a word
+    is unknown."""
+    s, t = src_words[grid.row], tgt_words[grid.col]
+    return np.where((s >= 0) & (t >= 0), s * n_words + t, -1)
+
+
+class LexiconCounts:
+    """The counts a ``GoldLexicon`` is made of, added a block of pairs at a time (``add``), so
+    that counting the model's own links on every pair of a big corpus never holds all their
+    cells at once. Every count is a whole number, so the lexicon is the same, bit for bit,
+    however the pairs were cut into blocks."""
+
+    def __init__(self, n_words: int) -> None:
+        self.n_words = max(n_words, 1)
+        self._keys: list[np.ndarray] = []
+        self._seen: list[np.ndarray] = []
+        self._linked: list[np.ndarray] = []
+        self.cells = self.linked_cells = 0
+        self.src, self.tgt = _WordCounts(self.n_words), _WordCounts(self.n_words)
+
+    def add(
+        self,
+        grid: CellGrid,
+        src_words: np.ndarray,
+        tgt_words: np.ndarray,
+        linked: np.ndarray,
+        cells: np.ndarray,
+    ) -> None:
+        """Count the ``cells`` (bool) of ``grid``, labelled ``linked``."""
+        keys = word_pair_keys(grid, src_words, tgt_words, self.n_words)[cells]
+        label = linked[cells]
+        unique, inverse = np.unique(keys, return_inverse=True)
+        self._keys.append(unique)
+        self._seen.append(np.bincount(inverse, minlength=len(unique)).astype(np.float64))
+        self._linked.append(np.bincount(inverse, weights=label, minlength=len(unique)))
+        self.cells += len(label)
+        self.linked_cells += int(np.count_nonzero(label))
+        used_linked = linked & cells
+        self.src.add(src_words, grid.row, grid.n_rows, cells, used_linked)
+        self.tgt.add(tgt_words, grid.col, grid.n_cols, cells, used_linked)
+
+    def word_pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The distinct word pairs counted (sorted), how many cells each had, how many linked."""
+        if len(self._keys) == 1:
+            return self._keys[0], self._seen[0], self._linked[0]
+        if not self._keys:
+            return np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
+        keys, inverse = np.unique(np.concatenate(self._keys), return_inverse=True)
+        seen = np.bincount(inverse, weights=np.concatenate(self._seen), minlength=len(keys))
+        linked = np.bincount(inverse, weights=np.concatenate(self._linked), minlength=len(keys))
+        return keys, seen, linked
+
+
+class _WordCounts:
+    """Per word of one side: its tokens counted (in a counted cell) and those with a link."""
+
+    def __init__(self, n_words: int) -> None:
+        self.seen = np.zeros(n_words)
+        self.hits = np.zeros(n_words)
+        self.used = self.used_linked = 0
+
+    def add(self, words, token_of_cell, n_tokens: int, cells, linked_cells) -> None:
+        linked = np.bincount(token_of_cell, weights=linked_cells, minlength=n_tokens) > 0
+        used = np.bincount(token_of_cell, weights=cells, minlength=n_tokens) > 0
+        ok = used & (words >= 0)
+        self.seen += np.bincount(words[ok], minlength=len(self.seen))
+        self.hits += np.bincount(words[ok], weights=linked[ok], minlength=len(self.hits))
+        self.used += int(np.count_nonzero(ok))
+        self.used_linked += int(np.count_nonzero(linked[ok]))
+
+    def rates(self) -> np.ndarray:
+        """Each word's linked share, smoothed toward the overall share (one pseudo-token)."""
+        prior = self.used_linked / self.used if self.used else 0.0
+        return (self.hits + prior) / (self.seen + 1.0)
 
 
 # Transposing a pair (source ↔ target) maps cell (i, j) to (j, i): these name parts swap, a

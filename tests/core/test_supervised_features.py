@@ -256,3 +256,34 @@ def test_every_feature_block_has_its_transposed_twin_and_a_missing_twin_is_refus
     assert "abs(position_diff)" in sym.names and "gold_pair_rate" in sym.names
     with pytest.raises(ValueError, match="source_only.*target_only"):
         Symmetriser(("post_mean", "source_only"))
+
+
+def test_the_gold_lexicon_counted_in_blocks_is_the_one_counted_at_once(monkeypatch):
+    """``lexicon_of`` counts the model's own links on every pair a block of cells at a time:
+    whole-number counts, so the same arrays, bit for bit, as counting every cell at once."""
+    from alignment_core.aligner import link_inputs
+    from alignment_core.aligner.features import GoldLexicon, TokenStats
+    from alignment_core.aligner.link_inputs import cell_labels
+    from tests.core.test_supervised_model import planted_corpus
+
+    pairs, gold = planted_corpus(40)
+    pairs[3] = (["Zebra", "unseen"], ["zebraq"])  # upper case and a word of no other pair
+    gold[3] = Alignment.from_sets([(0, 0)], [(1, 0)])
+    stats = TokenStats(pairs[:30])  # the last pairs' words unknown (-1) to the statistics
+    counted = {n: gold[n] for n in range(0, 40, 2)}
+    idx = sorted(counted)
+    chosen = [pairs[n] for n in idx]
+    grid = CellGrid.of([(len(s), len(t)) for s, t in chosen])
+    linked, _ = cell_labels(grid, [len(t) for _, t in chosen], [counted[n] for n in idx])
+    src, tgt = stats.word_ids(chosen)
+    at_once = GoldLexicon(grid, src, tgt, linked, np.ones(len(grid), bool), len(stats.index))
+
+    monkeypatch.setattr(link_inputs, "LEXICON_CELLS", 150)  # a few pairs a block
+    in_blocks = link_inputs.lexicon_of(stats, pairs, counted)
+
+    for name in ("keys", "pair_seen", "pair_linked", "src", "tgt"):
+        assert np.array_equal(getattr(in_blocks, name), getattr(at_once, name)), name
+    assert in_blocks.cell_rate == at_once.cell_rate and in_blocks.n_words == at_once.n_words
+    both = in_blocks.features(grid, src, tgt), at_once.features(grid, src, tgt)
+    assert np.array_equal(*both, equal_nan=True) and np.isnan(both[0]).any()  # unknown words
+    assert len(at_once.keys) > 10 and at_once.cell_rate > 0
