@@ -330,8 +330,9 @@ SEED_WORK_DIR = Path(env_str("SEED_WORK_DIR") or VAR_DIR / "seed-work")
 # reads every gold pair and pairs spread evenly over the project, SEED_SAMPLE_PAIRS in all, to
 # train the HMMs with the gold as counts and the second round on its own links (the unsupervised
 # HMM and the word counts come from all the pairs). Its memory and time are those of seeding a
-# project of this many pairs in one task.
-SEED_SAMPLE_PAIRS = env_int("SEED_SAMPLE_PAIRS", 50_000, minimum=1)
+# project of this many pairs in one task: on 20,000 synthetic pairs 2.4 GB and 4.5 min on this
+# 2-core machine, on 50,000 3.6 GB and 9 min (docs/benchmarks.md).
+SEED_SAMPLE_PAIRS = env_int("SEED_SAMPLE_PAIRS", 20_000, minimum=1)
 # A chunk task whose worker died this many times (killed, out of memory) fails its job.
 SEED_TASK_MAX_ATTEMPTS = env_int("SEED_TASK_MAX_ATTEMPTS", 3, minimum=1)
 

@@ -113,7 +113,9 @@ def start_chunked_seed(job: Job, reporter: JobReporter, *, n_pairs: int) -> dict
     sample = 0
     if kind == "supervised":  # the fit reads the gold as it was when the job started
         write_atomically(folder / GOLD, json.dumps({str(n): v for n, v in gold.items()}).encode())
-        sample = len(sample_indices(n_pairs, sorted(gold), settings.SEED_SAMPLE_PAIRS))
+        chosen = sample_indices(n_pairs, sorted(gold), settings.SEED_SAMPLE_PAIRS)
+        write_atomically(folder / SAMPLE, chosen.astype("<i8").tobytes())
+        sample = len(chosen)
     run = AlignerRun.objects.create(
         project=project,
         kind=AlignerRun.Kind.ALIGNER,
@@ -171,10 +173,12 @@ def gold_links_by_index(project: Project) -> dict[int, list]:
 
 
 # The job folder's files: the corpus's casefolded word counts (the models over the HMM read
-# them), the gold links by pair index (the supervised model's fit reads them), the fitted
-# supervised model's folder, and what its fit says of it (the job's result).
+# them), the gold links by pair index and the sample (the supervised model's fit reads them,
+# as the plan chose them), the fitted supervised model's folder, and what its fit says of it
+# (the job's result).
 TOKEN_COUNTS = "token_counts.json"
 GOLD = "gold.json"
+SAMPLE = "sample.i8"  # the sample's pair indices, little-endian int64
 SEED_MODEL = "seed_model"
 FIT_SUMMARY = "fit.json"
 
@@ -331,7 +335,7 @@ def _fit_supervised(plan: Plan, hmm: Any) -> None:
 
     folder = job_folder(plan.job)
     gold = {int(n): links for n, links in json.loads((folder / GOLD).read_text()).items()}
-    sample = sample_indices(plan.pairs, sorted(gold), settings.SEED_SAMPLE_PAIRS)
+    sample = np.frombuffer((folder / SAMPLE).read_bytes(), dtype="<i8")
     say(plan, f"the supervised link model: reading {len(sample)} pairs")
     pairs = _sample_pairs(plan.project, sample)
     at = {int(n): k for k, n in enumerate(sample)}
