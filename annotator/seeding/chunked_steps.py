@@ -53,6 +53,7 @@ from annotator.seeding.chunked import (
     seeding_canvas,
     write_atomically,
 )
+from annotator.seeding.model_summary import model_evidence, model_figures
 
 logger = logging.getLogger(__name__)
 
@@ -374,8 +375,6 @@ def _sample_pairs(project_id: int, sample: np.ndarray) -> list[tuple]:
 def _record_fit(plan: Plan, model: Any) -> None:
     """What the fitted model says of itself: into its run's config (as one task's run) and,
     for the job's result at publish, into ``FIT_SUMMARY``."""
-    from annotator.seeding.services import model_evidence, model_figures
-
     evidence = model_evidence(model, None)
     run = AlignerRun.objects.get(pk=plan.run)
     run.config = {**run.config, "link_model": model.info.get("link_config"), **evidence}
