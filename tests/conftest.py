@@ -141,7 +141,7 @@ def _flush_by_delete_on_postgresql():
     except ImportError:  # pragma: no cover - no PostgreSQL driver: nothing to speed up
         yield
         return
-    from django.db import OperationalError
+    from django.db import IntegrityError, OperationalError
 
     truncate = DatabaseOperations.sql_flush
 
@@ -159,12 +159,15 @@ def _flush_by_delete_on_postgresql():
     def execute_sql_flush(self, sql_list):
         # A browser test's last request (an autosave as the page closes) may still be writing
         # when the flush starts; its row locks and the flush's can meet in a deadlock, which
-        # PostgreSQL ends by rolling one back. The flush is one transaction: run it again.
+        # PostgreSQL ends by rolling one back, or its row may reference one the flush deleted,
+        # which the deferred foreign keys refuse at the flush's commit (seen on a slow VM: a
+        # revision of a deleted annotation). The flush is one transaction: run it again.
         for attempt in range(5):
             try:
                 return execute(self, sql_list)
-            except OperationalError as exc:
-                if getattr(exc.__cause__, "pgcode", None) != "40P01" or attempt == 4:
+            except (OperationalError, IntegrityError) as exc:
+                code = getattr(exc.__cause__, "pgcode", None)
+                if code not in ("40P01", "23503") or attempt == 4:
                     raise
                 time.sleep(0.2 * (attempt + 1))
 
