@@ -192,7 +192,9 @@ def model_kind(n_gold: int, builtin: Any) -> str:
     from alignment_core.aligner.installed import installed_resources
     from alignment_core.aligner.link_training import trains_on_gold
 
-    if n_gold and trains_on_gold(n_gold, builtin, resources=installed_resources()):
+    # the resources matter only to whether a few gold pairs pool with the built-in model
+    resources = installed_resources() if builtin is not None else None
+    if n_gold and trains_on_gold(n_gold, builtin, resources=resources):
         return "supervised"
     return "hmm" if builtin is None else "builtin"
 
