@@ -10,7 +10,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import Func, Q, Value
+from django.db.models.functions import Cast, Concat, Length, Replace, Substr, Upper
 
 from annotator.links import normalize_links
 
@@ -115,6 +116,26 @@ class Subcorpus(models.Model):
         return self.name
 
 
+def tokens_text(column: str) -> Func:
+    """A token list's JSON text (``["a", "b"]``) as its tokens joined by spaces: the outer
+    ``["`` and ``"]`` cut off, each ``", "`` between two tokens made a space. A quote or a
+    backslash in a token keeps its JSON escape (inside a token a quote is always escaped, so
+    ``", "`` is only ever a separator), and so does a non-ASCII letter on SQLite, which stores
+    the JSON ASCII-escaped: the search escapes its words the same way. No search word holds a
+    space, so a word is found inside one token, never across two or across the sides."""
+    text = Cast(column, models.TextField())
+    inner = Substr(text, 3, Length(text) - 4, output_field=models.TextField())
+    return Replace(inner, Value('", "'), Value(" "), output_field=models.TextField())
+
+
+class PairManager(models.Manager):
+    """Pairs without their search text: only the pair browser's search reads that column
+    (``filter(search_text__contains=...)`` still can), so no other read carries it."""
+
+    def get_queryset(self) -> models.QuerySet:
+        return super().get_queryset().defer("search_text")
+
+
 class SentencePair(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="pairs")
     subcorpus = models.ForeignKey(
@@ -129,6 +150,23 @@ class SentencePair(models.Model):
     )
     metadata = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The words the pair browser searches, kept by the database (migration 0015): each side's
+    # tokens as its JSON text shows them, without the brackets and quotes between them
+    # (``tokens_text``), the two sides joined by a space and case-folded by ``UPPER``.
+    search_text = models.GeneratedField(
+        expression=Upper(
+            Concat(
+                tokens_text("source_tokens"),
+                Value(" "),
+                tokens_text("target_tokens"),
+                output_field=models.TextField(),
+            )
+        ),
+        output_field=models.TextField(),
+        db_persist=True,
+    )
+
+    objects = PairManager()
 
     class Meta:
         ordering = ["project", "position", "id"]

@@ -6,10 +6,14 @@ from an annotator's pages."""
 
 from __future__ import annotations
 
+import json
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db import connection
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet, TextField, Value
+from django.db.models.functions import Upper
 
 from annotator.models import (
     Annotation,
@@ -59,10 +63,7 @@ def _filtered(project: Project, f: PairFilters) -> QuerySet[SentencePair]:
     current = Q(assignments__withdrawn_at__isnull=True)
     joined = False
     if f.q:
-        by_words = Q()
-        for word in f.q.split():
-            by_words &= Q(source_tokens__icontains=word) | Q(target_tokens__icontains=word)
-        qs = qs.filter(Q(external_id__icontains=f.q) | by_words)
+        qs = qs.filter(Q(external_id__icontains=f.q) | _has_words(f.q.split()))
     if f.subcorpus:
         qs = qs.filter(subcorpus__name=f.subcorpus)
     if f.status == "unassigned":
@@ -83,6 +84,21 @@ def _filtered(project: Project, f: PairFilters) -> QuerySet[SentencePair]:
         qs, joined = qs.filter(current, assignments__annotator__username=f.annotator), True
     # DISTINCT only where a join to the assignments can repeat a pair
     return (qs.distinct() if joined else qs).order_by("position", "id")
+
+
+def _has_words(words: list[str]) -> Q:
+    """Every word a substring of one side's tokens or the other's. The search text holds the
+    tokens as JSON text, so each word is looked for as JSON writes it (a quote or backslash
+    escaped; on SQLite, where the JSON is stored ASCII-escaped, every non-ASCII letter too:
+    "été" is found there, not only on PostgreSQL). Both are case-folded by the database's own
+    ``UPPER``, so they fold alike; the pattern is a constant the planner folds, so PostgreSQL's
+    trigram index on the column can answer it."""
+    ascii_only = connection.vendor != "postgresql"
+    by_words = Q()
+    for word in words:
+        as_json = json.dumps(word, ensure_ascii=ascii_only)[1:-1]
+        by_words &= Q(search_text__contains=Upper(Value(as_json, output_field=TextField())))
+    return by_words
 
 
 @dataclass
@@ -177,7 +193,24 @@ def _row(pair: SentencePair) -> dict[str, Any]:
     ]
     agreement = link_f1(*submitted[:2]) if len(submitted) >= 2 else None
     return {"pair": pair, "assignments": pair.current_assignments,
+            "source": snippet(pair.source_tokens), "target": snippet(pair.target_tokens),
             "gold": pair.has_gold, "agreement": agreement}  # fmt: skip
+
+
+SNIPPET_CHARS = 90
+
+
+def snippet(tokens: list[str], limit: int = SNIPPET_CHARS) -> str:
+    """The sentence as the list shows it: its tokens joined by spaces, cut to ``limit``
+    characters with an ellipsis, never between a letter and its combining marks. (The
+    template filters did this per token and per character: a fifth of a 100-row page.)"""
+    text = " ".join(tokens)
+    if len(text) <= limit:
+        return text
+    cut = limit - 1
+    while cut > 0 and unicodedata.combining(text[cut]):
+        cut -= 1
+    return text[:cut] + "…"
 
 
 def _browse_by_agreement(
