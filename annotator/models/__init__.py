@@ -11,7 +11,7 @@ seeds are kept unchanged (the κ_C chance model needs them).
 from annotator.models.accounts import ApiToken
 from annotator.models.documents import Bead, DocumentPair
 from annotator.models.gold import GoldAlignment, GoldReview, GoldRevision, PairMessage
-from annotator.models.grid import Annotation, AnnotationRevision
+from annotator.models.grid import Annotation, AnnotationFigures, AnnotationRevision
 from annotator.models.jobs import Job, JobPart
 from annotator.models.projects import (
     Assignment,
@@ -33,6 +33,7 @@ __all__ = [
     "AgreementStale",
     "AlignerRun",
     "Annotation",
+    "AnnotationFigures",
     "AnnotationRevision",
     "ApiToken",
     "Assignment",

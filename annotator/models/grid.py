@@ -69,3 +69,27 @@ class AnnotationRevision(models.Model):
                 condition=Q(elapsed_seconds__gte=0), name="revision_elapsed_nonneg"
             ),
         ]
+
+
+class AnnotationFigures(models.Model):
+    """What progress reads of an annotation's revisions, kept by the database: a trigger on
+    every revision written (migration 0016) adds its time and, when it is the latest revision
+    that is not a reopen, takes its edit count. So progress reads one row per annotation
+    instead of finding each final revision among all of them. Written by that trigger only."""
+
+    annotation = models.OneToOneField(
+        Annotation, primary_key=True, on_delete=models.CASCADE, related_name="figures"
+    )
+    seconds = models.FloatField(default=0.0, help_text="Every revision's elapsed_seconds, summed.")
+    final_version = models.PositiveIntegerField(
+        null=True, help_text="The latest revision that is not a reopen (None: no such revision)."
+    )
+    final_edits = models.PositiveIntegerField(
+        null=True, help_text="That revision's edits_from_seed (None: it stored none)."
+    )
+
+    class Meta:
+        verbose_name_plural = "annotation figures"
+
+    def __str__(self) -> str:
+        return f"figures of annotation {self.annotation_id}"

@@ -116,6 +116,16 @@ class Subcorpus(models.Model):
         return self.name
 
 
+class JSONLength(Func):
+    """The number of items of a JSON array column (PostgreSQL's jsonb, SQLite's JSON text)."""
+
+    function = "json_array_length"
+    output_field = models.IntegerField()
+
+    def as_postgresql(self, compiler, connection, **extra):
+        return super().as_sql(compiler, connection, function="jsonb_array_length", **extra)
+
+
 def tokens_text(column: str) -> Func:
     """A token list's JSON text (``["a", "b"]``) as its tokens joined by spaces: the outer
     ``["`` and ``"]`` cut off, each ``", "`` between two tokens made a space. A quote or a
@@ -163,6 +173,13 @@ class SentencePair(models.Model):
             )
         ),
         output_field=models.TextField(),
+        db_persist=True,
+    )
+    # The grid's size, source tokens × target tokens: an edit rate's denominator, read by
+    # progress for every submitted assignment without reading the tokens (migration 0015).
+    cells = models.GeneratedField(
+        expression=JSONLength("source_tokens") * JSONLength("target_tokens"),
+        output_field=models.IntegerField(),
         db_persist=True,
     )
 

@@ -12,23 +12,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db.models import (
-    Case,
     Count,
     F,
     FloatField,
-    Func,
-    IntegerField,
-    OuterRef,
     Q,
-    Subquery,
     Sum,
-    When,
 )
 from django.db.models.functions import Cast
 
 from annotator.links import to_alignment
-from annotator.models import Annotation, AnnotationRevision, Assignment, Project
+from annotator.models import Annotation, Assignment, Project
 
 TRIAL = "trial"  # the row that gathers trial pairs in the per-subcorpus table
 NO_SUBCORPUS = "(none)"
@@ -81,16 +76,6 @@ class ProjectProgress:
     flagged: list[FlaggedPair]
 
 
-class JSONLength(Func):
-    """The number of items of a JSON array column (PostgreSQL's jsonb, SQLite's JSON text)."""
-
-    function = "json_array_length"
-    output_field = IntegerField()
-
-    def as_postgresql(self, compiler, connection, **extra):
-        return super().as_sql(compiler, connection, function="jsonb_array_length", **extra)
-
-
 # Flagged pairs listed on the page at most (newest flags first past that).
 FLAGGED_SHOWN = 500
 # Submitted assignments whose final revision has no stored edit count (older saves, some
@@ -99,9 +84,10 @@ RECOUNT_CHUNK = 500
 
 
 def project_progress(*, project: Project) -> ProjectProgress:
-    """The counts, time and edit rates per annotator, per subcorpus and in all, as a few
-    grouped queries: the rows read grow with the annotators and subcorpora, never with the
-    pairs or assignments (a million-pair project reads no more than a small one)."""
+    """The counts, time and edit rates per annotator, per subcorpus and in all, from one
+    grouped query over the assignments and the figures kept for their annotations
+    (``AnnotationFigures``): the rows read grow with the assignments, never with the
+    revisions, and no token list is read (a pair's ``cells`` is a column)."""
     people: dict[str, ProgressRow] = {}
     subs: dict[str, ProgressRow] = {}
     total = ProgressRow(name="All")
@@ -111,23 +97,31 @@ def project_progress(*, project: Project) -> ProjectProgress:
         return (people.setdefault(person, ProgressRow(person)),
                 subs.setdefault(name, ProgressRow(name)), total)  # fmt: skip
 
-    for g in _status_groups(project):
-        for row in targets(g["annotator__username"], g["pair__is_trial"],
-                           g["pair__subcorpus__name"]):  # fmt: skip
-            if g["withdrawn"]:
-                continue
+    groups = _groups(project)
+    users = get_user_model().objects.filter(pk__in={g["annotator_id"] for g in groups})
+    usernames = dict(users.values_list("pk", "username"))
+    sub_names = dict(project.subcorpora.values_list("pk", "name"))
+    seconds: dict[tuple[str, bool, str | None], float] = {}
+    to_recount = 0
+    for g in groups:
+        key = (usernames[g["annotator_id"]], g["pair__is_trial"],
+               sub_names.get(g["pair__subcorpus_id"]))  # fmt: skip
+        if g["timed"]:  # time spent counts withdrawn work too: that time was spent
+            seconds[key] = seconds.get(key, 0.0) + (g["seconds"] or 0.0)
+        if g["withdrawn"]:
+            continue
+        for row in targets(*key):
             setattr(row, g["status"], getattr(row, g["status"]) + g["n"])
             row.flagged += g["flagged"]
             row.edit_sum += g["rate_sum"] or 0.0
             row.edit_count += g["rates"]
-    for g in _seconds_groups(project):
-        for row in targets(g["annotation__assignment__annotator__username"],
-                           g["annotation__assignment__pair__is_trial"],
-                           g["annotation__assignment__pair__subcorpus__name"]):  # fmt: skip
+        to_recount += g["to_recount"]
+    for key, spent in seconds.items():
+        for row in targets(*key):
             # whole seconds per group before any sum: the rows shown (each in whole seconds)
             # then add up to the "All" row, instead of 6 s + 3 s showing "All 10 s"
-            row.seconds += round(g["s"] or 0.0)
-    for r in _recounted(project):
+            row.seconds += round(spent)
+    for r in _recounted(project) if to_recount else ():
         for row in targets(r["annotator__username"], False, r["pair__subcorpus__name"]):
             row.edit_sum += r["rate"]
             row.edit_count += 1
@@ -136,13 +130,7 @@ def project_progress(*, project: Project) -> ProjectProgress:
     return ProjectProgress(ordered_people, ordered_subs, total, _flagged(project))
 
 
-def _final_edits() -> Subquery:
-    return Subquery(
-        AnnotationRevision.objects.filter(annotation=OuterRef("annotation__pk"))
-        .exclude(kind=AnnotationRevision.Kind.REOPEN)
-        .order_by("-version")
-        .values("edits_from_seed")[:1]
-    )
+FINAL_EDITS = "annotation__figures__final_edits"
 
 
 def _rated() -> Q:
@@ -150,49 +138,37 @@ def _rated() -> Q:
     return Q(status=Assignment.Status.SUBMITTED, pair__is_trial=False, seed__isnull=False)
 
 
-def _status_groups(project: Project) -> list[dict[str, Any]]:
-    cells = JSONLength("pair__source_tokens") * JSONLength("pair__target_tokens")
-    rate = Case(
-        When(_rated() & Q(final_edits__isnull=False),
-             then=Cast("final_edits", FloatField()) / Cast(cells, FloatField())),
-        output_field=FloatField(),
-    )  # fmt: skip
+def _groups(project: Project) -> list[dict[str, Any]]:
+    """Per annotator, trial or not, subcorpus, status and withdrawn: the assignments, the
+    flagged ones, the edit rates kept (their sum and number), those to recount (rated, an
+    annotation, no edit count kept), and the time spent on their annotations."""
+    kept = _rated() & Q(**{f"{FINAL_EDITS}__isnull": False})
+    rate = Cast(FINAL_EDITS, FloatField()) / Cast("pair__cells", FloatField())
+    unkept = _rated() & Q(withdrawn_at__isnull=True, annotation__isnull=False,
+                          **{f"{FINAL_EDITS}__isnull": True})  # fmt: skip
     return list(
         Assignment.objects.filter(pair__project=project)
-        .annotate(final_edits=_final_edits(), withdrawn=Q(withdrawn_at__isnull=False))
-        .values(
-            "annotator__username", "pair__is_trial", "pair__subcorpus__name", "status", "withdrawn"
-        )  # fmt: skip
+        .annotate(withdrawn=Q(withdrawn_at__isnull=False))
+        .values("annotator_id", "pair__is_trial", "pair__subcorpus_id", "status", "withdrawn")
         .annotate(
             n=Count("id"),
             flagged=Count("id", filter=~Q(flag="")),
-            rate_sum=Sum(rate),
-            rates=Count(rate),
+            rate_sum=Sum(rate, filter=kept),
+            rates=Count("id", filter=kept),
+            to_recount=Count("id", filter=unkept),
+            seconds=Sum("annotation__figures__seconds"),
+            timed=Count("annotation__figures"),
         )
         .order_by()
     )
 
 
-def _seconds_groups(project: Project) -> list[dict[str, Any]]:
-    """Time spent, withdrawn work included (that time was spent)."""
-    where = "annotation__assignment__"
-    return list(
-        AnnotationRevision.objects.filter(**{f"{where}pair__project": project})
-        .values(
-            f"{where}annotator__username", f"{where}pair__is_trial", f"{where}pair__subcorpus__name"
-        )  # fmt: skip
-        .annotate(s=Sum("elapsed_seconds"))
-        .order_by()
-    )
-
-
 def _recounted(project: Project):
-    """Edit rates of rated assignments whose final revision stored no edit count: counted
-    from the annotation and its seed, RECOUNT_CHUNK rows a query."""
+    """Edit rates of rated assignments whose final revision stored no edit count (older
+    saves, imports): counted from the annotation and its seed, RECOUNT_CHUNK rows a query."""
     rows = (
         Assignment.objects.filter(_rated(), pair__project=project, withdrawn_at__isnull=True)
-        .annotate(final_edits=_final_edits())
-        .filter(final_edits__isnull=True, annotation__isnull=False)
+        .filter(annotation__isnull=False, **{f"{FINAL_EDITS}__isnull": True})
         .values(
             "annotator__username",
             "pair__subcorpus__name",
