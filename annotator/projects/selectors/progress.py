@@ -231,14 +231,52 @@ def _edit_rate(r: dict[str, Any]) -> float | None:
     return edits / cells
 
 
-def assignments_of(*, project: Project, annotator_username: str | None = None) -> Any:
-    """Assignments (withdrawn ones too) for the lead's work list, newest plan first."""
-    qs = Assignment.objects.filter(pair__project=project).select_related(
-        "pair", "pair__subcorpus", "annotator"
+def assignments_of(*, project: Project, annotator_username: str | None = None) -> WorkList:
+    """Assignments (withdrawn ones too) for the lead's work list: by annotator (username
+    order), then in the pairs' order; each annotator's assignments counted first (one grouped
+    query), so a page reads only its own rows, a stretch of one or two annotators' lists,
+    instead of sorting the project's whole work."""
+    counts = (
+        Assignment.objects.filter(pair__project=project)
+        .values_list("annotator_id", "annotator__username")
+        .annotate(n=Count("id"))
+        .order_by("annotator__username")
     )
     if annotator_username:
-        qs = qs.filter(annotator__username=annotator_username)
-    return qs.order_by("annotator__username", "pair__position", "pair_id")
+        counts = counts.filter(annotator__username=annotator_username)
+    return WorkList(project, [(pk, n) for pk, _name, n in counts])
+
+
+class WorkList:
+    """The work list as Django's ``Paginator`` reads it (``count()`` and slices): each
+    annotator's stretch, in the pairs' order, read where the slice falls."""
+
+    def __init__(self, project: Project, counts: list[tuple[int, int]]):
+        self.project, self.counts = project, counts
+
+    def count(self) -> int:
+        return sum(n for _pk, n in self.counts)
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, window: slice) -> list[Assignment]:
+        start, stop, _ = window.indices(self.count())
+        rows: list[Assignment] = []
+        before = 0
+        for annotator_id, n in self.counts:
+            lo, hi = max(start - before, 0), min(stop - before, n)
+            if lo < hi:
+                rows += list(self._of(annotator_id)[lo:hi])
+            before += n
+        return rows
+
+    def _of(self, annotator_id: int):
+        return (
+            Assignment.objects.filter(pair__project=self.project, annotator_id=annotator_id)
+            .select_related("pair", "pair__subcorpus", "annotator")
+            .order_by("pair__position", "pair_id", "pk")
+        )
 
 
 def annotation_of(*, assignment: Assignment) -> Annotation | None:
