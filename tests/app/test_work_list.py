@@ -9,7 +9,7 @@ from django.core.paginator import Paginator
 from django.utils import timezone
 
 from annotator.models import Assignment
-from annotator.projects.selectors.progress import assignments_of
+from annotator.projects.selectors.progress import assignments_of, project_progress
 from tests.app.lead_helpers import add_annotators, make_pairs
 
 pytestmark = pytest.mark.django_db
@@ -42,10 +42,13 @@ def sorted_at_once(project, username=None) -> list[int]:
                 .values_list("pk", flat=True))  # fmt: skip
 
 
+@pytest.mark.parametrize("counted_by", ["its own query", "progress"])
 @pytest.mark.parametrize("per_page", [1, 4, 5, 50])
 @pytest.mark.parametrize("username", [None, "kim", "zed"])
-def test_the_pages_together_are_the_list_sorted_at_once(work, per_page, username):
-    paginator = Paginator(assignments_of(project=work, annotator_username=username), per_page)
+def test_the_pages_together_are_the_list_sorted_at_once(work, per_page, username, counted_by):
+    counts = project_progress(project=work).work_counts if counted_by == "progress" else None
+    listed = assignments_of(project=work, annotator_username=username, counts=counts)
+    paginator = Paginator(listed, per_page)
     pages = [paginator.page(k) for k in paginator.page_range]
     read = [a.pk for page in pages for a in page]
     assert read == sorted_at_once(work, username)

@@ -8,7 +8,7 @@ work included, because that time was spent. Reads only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -74,6 +74,9 @@ class ProjectProgress:
     by_subcorpus: list[ProgressRow]
     total: ProgressRow
     flagged: list[FlaggedPair]
+    # each annotator's assignments, withdrawn ones too: (id, username, count), username order
+    # (the work list's counts: ``assignments_of(..., counts=...)`` then reads no more)
+    work_counts: list[tuple[int, str, int]] = field(default_factory=list)
 
 
 # Flagged pairs listed on the page at most (newest flags first past that).
@@ -102,8 +105,10 @@ def project_progress(*, project: Project) -> ProjectProgress:
     usernames = dict(users.values_list("pk", "username"))
     sub_names = dict(project.subcorpora.values_list("pk", "name"))
     seconds: dict[tuple[str, bool, str | None], float] = {}
+    work: dict[int, int] = {}
     to_recount = 0
     for g in groups:
+        work[g["annotator_id"]] = work.get(g["annotator_id"], 0) + g["n"]
         key = (usernames[g["annotator_id"]], g["pair__is_trial"],
                sub_names.get(g["pair__subcorpus_id"]))  # fmt: skip
         if g["timed"]:  # time spent counts withdrawn work too: that time was spent
@@ -127,7 +132,8 @@ def project_progress(*, project: Project) -> ProjectProgress:
             row.edit_count += 1
     ordered_subs = sorted(subs.values(), key=lambda s: (s.name == TRIAL, s.name))
     ordered_people = sorted(people.values(), key=lambda p: p.name)
-    return ProjectProgress(ordered_people, ordered_subs, total, _flagged(project))
+    counts = sorted(((pk, usernames[pk], n) for pk, n in work.items()), key=lambda c: c[1])
+    return ProjectProgress(ordered_people, ordered_subs, total, _flagged(project), counts)
 
 
 FINAL_EDITS = "annotation__figures__final_edits"
@@ -231,19 +237,26 @@ def _edit_rate(r: dict[str, Any]) -> float | None:
     return edits / cells
 
 
-def assignments_of(*, project: Project, annotator_username: str | None = None) -> WorkList:
+def assignments_of(
+    *,
+    project: Project,
+    annotator_username: str | None = None,
+    counts: list[tuple[int, str, int]] | None = None,
+) -> WorkList:
     """Assignments (withdrawn ones too) for the lead's work list: by annotator (username
-    order), then in the pairs' order; each annotator's assignments counted first (one grouped
-    query), so a page reads only its own rows, a stretch of one or two annotators' lists,
-    instead of sorting the project's whole work."""
-    counts = (
-        Assignment.objects.filter(pair__project=project)
-        .values_list("annotator_id", "annotator__username")
-        .annotate(n=Count("id"))
-        .order_by("annotator__username")
-    )
+    order), then in the pairs' order. Each annotator's assignments are counted first (one
+    grouped query, or ``counts`` as ``project_progress`` gives them), so a page reads only
+    its own rows, a stretch of one or two annotators' lists, instead of sorting the project's
+    whole work."""
+    if counts is None:
+        counts = list(
+            Assignment.objects.filter(pair__project=project)
+            .values_list("annotator_id", "annotator__username")
+            .annotate(n=Count("id"))
+            .order_by("annotator__username")
+        )
     if annotator_username:
-        counts = counts.filter(annotator__username=annotator_username)
+        counts = [c for c in counts if c[1] == annotator_username]
     return WorkList(project, [(pk, n) for pk, _name, n in counts])
 
 

@@ -268,7 +268,10 @@ def assign_page(request: HttpRequest, project: Project) -> HttpResponse:
 @lead_page
 def progress_page(request: HttpRequest, project: Project) -> HttpResponse:
     annotator = request.GET.get("annotator") or None
-    work = progress_selectors.assignments_of(project=project, annotator_username=annotator)
+    progress = progress_selectors.project_progress(project=project)
+    work = progress_selectors.assignments_of(
+        project=project, annotator_username=annotator, counts=progress.work_counts
+    )
     page = Paginator(work, 50).get_page(request.GET.get("page"))
     reassign_to = Membership.objects.filter(
         project=project, role=Membership.Role.ANNOTATOR
@@ -277,7 +280,7 @@ def progress_page(request: HttpRequest, project: Project) -> HttpResponse:
     query.pop("page", None)
     context = {
         "project": project,
-        "progress": progress_selectors.project_progress(project=project),
+        "progress": progress,
         "work": page,
         "query": query.urlencode(),
         "annotator": annotator,
