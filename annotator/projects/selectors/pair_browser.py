@@ -202,8 +202,8 @@ SNIPPET_CHARS = 90
 
 def snippet(tokens: list[str], limit: int = SNIPPET_CHARS) -> str:
     """The sentence as the list shows it: its tokens joined by spaces, cut to ``limit``
-    characters with an ellipsis, never between a letter and its combining marks. (The
-    template filters did this per token and per character: a fifth of a 100-row page.)"""
+    characters with an ellipsis, never between a letter and its combining marks; built once
+    per row, so the template only escapes it."""
     text = " ".join(tokens)
     if len(text) <= limit:
         return text
