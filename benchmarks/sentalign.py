@@ -121,7 +121,15 @@ GOAL_P, GOAL_R = 0.95, 0.90
 
 def calibration(folder: Path) -> dict:
     import numpy as np
-    from sentalign_calibration import FOLDS, collect, ece, out_of_fold, precision_recall
+    from sentalign_calibration import (
+        FOLDS,
+        best_precision_at_recall,
+        collect,
+        ece,
+        out_of_fold,
+        precision_recall,
+        ranking_auc,
+    )
 
     s = collect(*read_textberg(folder))
     pred = out_of_fold(s)
@@ -143,6 +151,8 @@ def calibration(folder: Path) -> dict:
             p5, r5 = precision_recall(conf[m], s.right[m], 0.5)
             per_fold.append((ece(conf[m], s.right[m]), p5, r5))
         row["per_fold"] = per_fold
+        row["auc"] = ranking_auc(conf[s.paired], s.right[s.paired])
+        row["ceiling"] = best_precision_at_recall(conf[s.paired], s.right[s.paired], GOAL_R)
         out[name] = row
         print(
             f"  {name:<24} {row['ece_paired']:.3f} ({row['ece_all']:.3f})     "
@@ -152,6 +162,10 @@ def calibration(folder: Path) -> dict:
         print(
             f"    per fold: ECE {lo[0]:.3f}-{hi[0]:.3f}, P at 0.5 {lo[1]:.3f}-{hi[1]:.3f}, "
             f"R at 0.5 {lo[2]:.3f}-{hi[2]:.3f}"
+        )
+        print(
+            f"    ranking: AUC {row['auc']:.3f}; the best precision of any threshold with "
+            f"recall >= {GOAL_R}: {row['ceiling']:.3f}"
         )
     cal, old = out["calibrated, out of fold"], out["before (anchor)"]
     print(

@@ -146,6 +146,30 @@ def precision_recall(conf, right, threshold: float) -> tuple[float, float]:
     return float(p), float(r)
 
 
+def ranking_auc(conf: np.ndarray, right: np.ndarray) -> float:
+    """The chance that a right bead is ranked above a wrong one (ties count half): what no
+    calibration can change, only new evidence."""
+    pos, neg = conf[right], conf[~right]
+    if not len(pos) or not len(neg):
+        return 1.0
+    order = np.sort(neg)
+    below = np.searchsorted(order, pos, side="left")
+    ties = np.searchsorted(order, pos, side="right") - below
+    return float((below + ties / 2).sum() / (len(pos) * len(neg)))
+
+
+def best_precision_at_recall(conf: np.ndarray, right: np.ndarray, recall: float) -> float:
+    """The highest precision of any threshold that keeps at least ``recall`` of the right
+    beads: the ceiling of "accept all above" for this ranking, whatever the calibration."""
+    order = np.argsort(-conf, kind="stable")
+    hits = np.cumsum(right[order])
+    taken = np.arange(1, len(conf) + 1)
+    # only cut between different confidences: a threshold takes all the beads it ties with
+    cut = np.r_[conf[order][1:] != conf[order][:-1], True]
+    ok = cut & (hits >= recall * right.sum())
+    return float((hits[ok] / taken[ok]).max()) if ok.any() else 0.0
+
+
 def write_coefficients(s: Samples) -> None:
     wp = fit_logistic(s.x_paired, s.right[s.paired])
     wn = fit_logistic(s.x_null, s.right[~s.paired])

@@ -5,21 +5,22 @@ Text+Berg dev (1264 beads of 5 regions' documents; L2 1.0).
 """
 
 PAIRED_COEF = (
-    -2.04541,  # bias
-    0.737986,  # cost
-    -1.62015,  # cos
-    2.11681,  # margin
-    -0.798329,  # length
-    1.96585,  # one_one
-    -1.1325,  # big
-    -2.09688,  # beside_null
-    -1.34077,  # neighbours
-    0.530644,  # chars
-    0.769642,  # weakest
-    -0.434434,  # open_end
-    -0.942558,  # open_start
-    -0.719105,  # neighbour_cost
-    1.61695,  # first_pass
+    -1.85302,  # bias
+    1.44464,  # cost
+    -1.14362,  # cos
+    2.38093,  # margin
+    -0.795278,  # length
+    1.86742,  # one_one
+    -0.735354,  # big
+    -1.71855,  # beside_null
+    -1.13279,  # neighbours
+    0.335455,  # chars
+    0.763559,  # weakest
+    -0.453531,  # open_end
+    -0.91732,  # open_start
+    -0.38176,  # neighbour_cost
+    1.30331,  # first_pass
+    2.00196,  # posterior
 )
 NULL_COEF = (
     0.298022,  # bias

@@ -93,6 +93,8 @@ def band_dp(
     params,
     back,
     bead_cost,
+    temp,
+    reach,
 ):
     """Minimum-cost bead sequence from (0, 0) to (n, m) inside the band.
 
@@ -101,6 +103,11 @@ def band_dp(
     own cost). Scores are kept for the last ``max(a) + 1`` rows only (linear memory).
     Returns the total cost of the best path (``inf`` if (n, m) is outside the band or
     unreachable).
+
+    With ``temp`` > 0 the minimum becomes a soft minimum, ``-temp · log Σ exp(-total / temp)``
+    over the beads ending at a cell (no pruning): the score of a cell is then the cost of *all*
+    paths reaching it, and ``reach[i, c]`` (when it has ``n + 1`` rows) receives every cell's
+    score, for the beads' posterior probabilities (``dp.bead_posteriors``).
     """
     w_len = params[0]
     w_lex = params[1]
@@ -156,10 +163,13 @@ def band_dp(
                 continue
             if i == 0 and j == 0:
                 score[r, c] = 0.0
+                if reach.shape[0] > 0:
+                    reach[0, c] = 0.0
                 continue
             best = np.inf
             best_t = -1
             best_own = np.inf
+            mass = 0.0  # soft mode: Σ exp(-(total - best) / temp)
             for t in range(n_types):
                 a = types_a[t]
                 b = types_b[t]
@@ -177,7 +187,7 @@ def band_dp(
                 fixed = type_pen[t]
                 if a == 0 or b == 0:
                     fixed += null_cost * (a + b)
-                if prev + fixed >= best:
+                if temp == 0.0 and prev + fixed >= best:
                     continue
                 ls = src_cum[i] - src_cum[pi]
                 lt = tgt_cum[j] - tgt_cum[pj]
@@ -227,10 +237,18 @@ def band_dp(
                     own += w_len * length_cost + w_lex * lex * (a + b) / 2.0
                 total = prev + own
                 if total < best:
+                    if temp > 0.0:
+                        mass = mass * math.exp((total - best) / temp) + 1.0 if mass > 0.0 else 1.0
                     best = total
                     best_t = t
                     best_own = own
+                elif temp > 0.0:
+                    mass += math.exp((best - total) / temp)
+            if temp > 0.0 and mass > 0.0:
+                best -= temp * math.log(mass)
             score[r, c] = best
+            if reach.shape[0] > i:
+                reach[i, c] = best
             back[i, c] = best_t
             bead_cost[i, c] = best_own
     fc = m - row_lo[n]

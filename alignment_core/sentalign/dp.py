@@ -146,25 +146,14 @@ def run_dp(
     """Best bead sequence in the band (doubling the band until the end cell is reached)."""
     k = get_kernels(plain)
     n, m = len(ev.src_len), len(ev.tgt_len)
-    ta, tb, pen, params = model.arrays()
-    max_a, max_b = int(ta.max()), int(tb.max())
-    src_cum = np.concatenate([[0.0], np.cumsum(ev.src_len, dtype=np.float64)])
-    tgt_cum = np.concatenate([[0.0], np.cumsum(ev.tgt_len, dtype=np.float64)])
-    src_gram = _gram(ev.src_vec, n, max(max_a, 1), k)
-    tgt_gram = _gram(ev.tgt_vec, m, max(max_b, 1), k)
-    n_gram = max(max_a, max_b, 1)
-    src_gram = _pad_cols(src_gram, n_gram)
-    tgt_gram = _pad_cols(tgt_gram, n_gram)
+    inputs = _DPInputs.of(ev, model, k)
+    ta, tb = inputs.types_a, inputs.types_b
     while True:
         width = max(1, min(width, m + 1))
         row_lo = np.clip(np.asarray(row_lo, dtype=np.int64), 0, max(0, m + 1 - width))
-        dot_lo, dot_n = _dot_band(row_lo, width, n, max_a, max_b)
         back = np.empty((n + 1, width), dtype=np.int8)
         own = np.empty((n + 1, width), dtype=np.float32)
-        total = k.band_dp(
-            n, m, row_lo, width, src_cum, tgt_cum, *ev.src_vec, *ev.tgt_vec, dot_lo, dot_n,
-            src_gram, tgt_gram, ta, tb, pen, params, back, own,
-        )  # fmt: skip
+        total = inputs.run(k, row_lo, width, back, own, 0.0, _NO_REACH)
         if np.isfinite(total) or width >= m + 1:
             break
         width *= 2
@@ -217,3 +206,98 @@ def _dot_band(row_lo: np.ndarray, width: int, n: int, max_a: int, max_b: int):
     first = row_lo[s + 1] - max_b
     last = row_lo[np.minimum(s + max(max_a, 1), n)] + width
     return first.astype(np.int64), (last - first).astype(np.int64)
+
+
+_NO_REACH = np.zeros((0, 1))
+
+
+def bead_posteriors(
+    ev: Evidence, model: CostModel, beads: list[RawBead], radius: int, temp: float, kernels
+) -> np.ndarray:
+    """Each bead's posterior probability among all bead sequences within ``radius`` cells of
+    ``beads``' path, a sequence weighted by ``exp(-cost / temp)``: forward scores from the soft
+    DP, backward scores from the same DP over both documents reversed (a bead's cost does not
+    depend on its sentences' order). High: no other way through these sentences comes close.
+    A null bead's is that of its place in the path (a run of null beads in another order holds
+    the same bead elsewhere)."""
+    n, m = len(ev.src_len), len(ev.tgt_len)
+    cells = [(0, 0)]
+    for b in beads:
+        cells.append((cells[-1][0] + len(b.src), cells[-1][1] + len(b.tgt)))
+    row_lo, width = path_band(cells, n, m, radius)
+    width = max(1, min(width, m + 1))
+    row_lo = np.clip(row_lo, 0, max(0, m + 1 - width))
+    forward = _soft_scores(ev, model, row_lo, width, temp, kernels)
+    rev = Evidence(ev.src_len[::-1].copy(), ev.tgt_len[::-1].copy(),
+                   _reversed_rows(ev.src_vec), _reversed_rows(ev.tgt_vec))  # fmt: skip
+    rev_lo = (m + 1 - width - row_lo)[::-1].copy()
+    backward = _soft_scores(rev, model, rev_lo, width, temp, kernels)
+    path = np.asarray(cells, dtype=np.int64)
+    start, end = path[:-1], path[1:]
+    alpha = forward[start[:, 0], start[:, 1] - row_lo[start[:, 0]]]
+    ri, rj = n - end[:, 0], m - end[:, 1]
+    beta = backward[ri, rj - rev_lo[ri]]
+    total = forward[n, m - row_lo[n]]
+    own = np.array([b.cost for b in beads], dtype=np.float64)
+    return np.exp(np.minimum(-(alpha + own + beta - total) / temp, 0.0))
+
+
+def _soft_scores(ev: Evidence, model: CostModel, row_lo, width: int, temp: float, k):
+    """Every cell's soft-minimum score (``inf`` outside the band or unreachable)."""
+    n = len(ev.src_len)
+    back = np.empty((n + 1, width), dtype=np.int8)
+    own = np.empty((n + 1, width), dtype=np.float32)
+    reach = np.full((n + 1, width), np.inf)
+    _DPInputs.of(ev, model, k).run(k, row_lo, width, back, own, float(temp), reach)
+    return reach
+
+
+@dataclass(frozen=True)
+class _DPInputs:
+    """What the DP kernel reads besides the band: the evidence, the cost model's arrays, the
+    cumulative lengths and each side's adjacent-sentence dot products."""
+
+    ev: Evidence
+    types_a: np.ndarray
+    types_b: np.ndarray
+    type_pen: np.ndarray
+    params: np.ndarray
+    src_cum: np.ndarray
+    tgt_cum: np.ndarray
+    src_gram: np.ndarray
+    tgt_gram: np.ndarray
+
+    @classmethod
+    def of(cls, ev: Evidence, model: CostModel, k) -> _DPInputs:
+        n, m = len(ev.src_len), len(ev.tgt_len)
+        ta, tb, pen, params = model.arrays()
+        max_a, max_b = int(ta.max()), int(tb.max())
+        n_gram = max(max_a, max_b, 1)
+        return cls(
+            ev, ta, tb, pen, params,
+            np.concatenate([[0.0], np.cumsum(ev.src_len, dtype=np.float64)]),
+            np.concatenate([[0.0], np.cumsum(ev.tgt_len, dtype=np.float64)]),
+            _pad_cols(_gram(ev.src_vec, n, max(max_a, 1), k), n_gram),
+            _pad_cols(_gram(ev.tgt_vec, m, max(max_b, 1), k), n_gram),
+        )  # fmt: skip
+
+    def run(self, k, row_lo, width: int, back, own, temp: float, reach) -> float:
+        ev = self.ev
+        n, m = len(ev.src_len), len(ev.tgt_len)
+        max_a, max_b = int(self.types_a.max()), int(self.types_b.max())
+        dot_lo, dot_n = _dot_band(row_lo, width, n, max_a, max_b)
+        return k.band_dp(
+            n, m, row_lo, width, self.src_cum, self.tgt_cum, *ev.src_vec, *ev.tgt_vec,
+            dot_lo, dot_n, self.src_gram, self.tgt_gram, self.types_a, self.types_b,
+            self.type_pen, self.params, back, own, temp, reach,
+        )  # fmt: skip
+
+
+def _reversed_rows(vec):
+    """A CSR matrix with its rows in reverse order."""
+    ptr, idx, val = vec
+    lengths = np.diff(ptr)[::-1]
+    new_ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(ptr.dtype)
+    # entry k of the new matrix, in new row r, comes from the old row's start + (k - new start)
+    order = np.repeat(ptr[:-1][::-1] - new_ptr[:-1], lengths) + np.arange(new_ptr[-1])
+    return new_ptr, idx[order], val[order]

@@ -1,5 +1,5 @@
-"""The banded bead DP: against brute force over every bead sequence, and numba against its
-plain-Python twin."""
+"""The banded bead DP and the beads' posteriors: against brute force over every bead sequence,
+and numba against its plain-Python twin."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from alignment_core.sentalign.dp import (
     BASIC_TYPES,
     CostModel,
     Evidence,
+    bead_posteriors,
     diagonal_band,
     path_band,
     run_dp,
@@ -114,6 +115,80 @@ def test_dp_equals_brute_force_on_tiny_documents(model, seed):
     assert recomputed == pytest.approx(total, rel=1e-6, abs=1e-6)
 
 
+def _sequences(model, ev, src_dense, tgt_dense):
+    """Every bead sequence from (0, 0) to (n, m), as ``(beads, total cost)``."""
+    n, m = len(ev.src_len), len(ev.tgt_len)
+    out = []
+
+    def go(i, j, beads, acc):
+        if i == n and j == m:
+            out.append((beads, acc))
+            return
+        for a, b in model.types:
+            if i + a <= n and j + b <= m and a + b:
+                s, t = tuple(range(i, i + a)), tuple(range(j, j + b))
+                c = _oracle_bead_cost(model, ev, src_dense, tgt_dense, s, t)
+                go(i + a, j + b, [*beads, (s, t)], acc + c)
+
+    go(0, 0, [], 0.0)
+    return out
+
+
+@pytest.mark.parametrize("temp", [1.0, 0.5])
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("seed", range(6))
+def test_bead_posteriors_equal_brute_force_on_tiny_documents(model, seed, temp):
+    """Each paired bead of the best path gets the weight of the sequences holding it over all
+    sequences' weight, a sequence weighing ``exp(-cost / temp)``: a band wide enough holds
+    every sequence, so nothing is left out on either side. (A null bead's posterior is of its
+    place in the path: a run of null beads in another order holds it elsewhere.)"""
+    rng = np.random.default_rng(100 + seed)
+    n, m = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+    ev, sd, td = _random_evidence(rng, n, m)
+    beads, _ = run_dp(ev, model, np.zeros(n + 1, dtype=np.int64), m + 1)
+    got = bead_posteriors(ev, model, beads, radius=5, temp=temp, kernels=get_kernels(None))
+    sequences = _sequences(model, ev, sd, td)
+    weight = np.array([math.exp(-cost / temp) for _, cost in sequences])
+    for b, p in zip(beads, got, strict=True):
+        if not (b.src and b.tgt):
+            assert 0.0 < p <= 1.0
+            continue
+        holds = np.array([(b.src, b.tgt) in seq for seq, _ in sequences])
+        assert p == pytest.approx(weight[holds].sum() / weight.sum(), rel=1e-5, abs=1e-9)
+    assert got.min() > 0.0 and got.max() <= 1.0
+
+
+def test_a_bead_with_a_close_rival_gets_a_lower_posterior():
+    """Two source sentences that fit one target equally well: the bead of either with it is
+    an even bet, and the sure beads around it stay near 1."""
+    src = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]], dtype=float)
+    tgt = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]], dtype=float)
+
+    def csr(dense):
+        idx = [np.nonzero(r)[0] for r in dense]
+        ptr = np.concatenate([[0], np.cumsum([len(i) for i in idx])])
+        return (
+            ptr,
+            np.concatenate(idx).astype(np.int64),
+            np.concatenate([r[i] for r, i in zip(dense, idx, strict=True)]),
+        )
+
+    ev = Evidence(np.full(4, 40.0), np.full(3, 40.0), csr(src), csr(tgt))
+    pen = {t: 8.0 for t in TYPES if t != (1, 1) and 0 not in t}
+    model = CostModel(types=TYPES, w_len=1.0, w_lex=3.0, null_cost=5.0, type_pen=pen)
+    beads, _ = run_dp(ev, model, np.zeros(5, dtype=np.int64), 4)
+    post = dict(
+        zip(
+            ((b.src, b.tgt) for b in beads),
+            bead_posteriors(ev, model, beads, 4, 1.0, get_kernels(None)),
+            strict=True,
+        )
+    )
+    assert post[((0,), (0,))] > 0.9 and post[((3,), (2,))] > 0.9
+    paired = [p for (s, t), p in post.items() if s and t and s[0] in (1, 2)]
+    assert len(paired) == 1 and 0.3 < paired[0] < 0.7, post
+
+
 def test_narrow_band_is_widened_until_the_end_is_reached():
     rng = np.random.default_rng(3)
     ev, sd, td = _random_evidence(rng, 3, 12)  # far off the diagonal: 9 extra targets
@@ -142,6 +217,11 @@ def test_compiled_kernels_equal_their_python_twins():
         b, tb = run_dp(ev, model, row_lo, 14, plain=True)
         assert a == b
         assert ta == tb
+        beads, _ = run_dp(ev, model, row_lo, 14, plain=False)
+        np.testing.assert_array_equal(
+            bead_posteriors(ev, model, beads, 3, 1.0, fast),
+            bead_posteriors(ev, model, beads, 3, 1.0, slow),
+        )
     out_fast = np.zeros((40, 9))
     out_slow = np.zeros((40, 9))
     lo = np.arange(40, dtype=np.int64) - 4
