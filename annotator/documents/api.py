@@ -19,10 +19,11 @@ from typing import Any
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
+    PolymorphicProxySerializer,
     extend_schema,
     inline_serializer,
 )
-from rest_framework import serializers, status, viewsets
+from rest_framework import generics, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
@@ -69,6 +70,11 @@ def _request(value: dict[str, Any]) -> list[OpenApiExample]:
 
 
 STATE_ANSWER = OpenApiExample("Review state", value=STATE_EXAMPLE, response_only=True)
+BEAD_ANSWER = OpenApiExample("The bead and the counts (?answer=bead)", response_only=True, value={
+    "bead": {"id": 12, "position": 1, "source": [1], "target": [1], "confidence": 0.91,
+             "predicted": None, "decision": "accepted", "pair": None, "null": False},
+    "counts": {"pending": 0, "accepted": 2, "rejected": 0, "sent": 0},
+})  # fmt: skip
 
 
 class UploadRequest(serializers.Serializer):
@@ -194,6 +200,17 @@ class SendRequest(serializers.Serializer):
     subcorpus = serializers.CharField(max_length=100)
 
 
+BeadAnswer = inline_serializer("DocumentDecision", fields={
+    "bead": serializers.DictField(help_text="the bead as the review state lists it, without "
+                                  "source_text and target_text"),
+    "counts": serializers.DictField(child=serializers.IntegerField()),
+})  # fmt: skip
+DECISION_ANSWER = OpenApiParameter(
+    "answer", str, enum=["state", "bead"], required=False,
+    description="state (the default): the whole review state; bead: only the bead decided and "
+    "the counts, for a client that keeps the state (a long document pair's review)",
+)  # fmt: skip
+
 ReviewState = inline_serializer("DocumentReview", fields={
     "id": serializers.IntegerField(), "name": serializers.CharField(),
     "kind": serializers.CharField(),
@@ -219,7 +236,9 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
     serializer_class = DecideRequest  # each action names its own request in the schema
 
     def get_queryset(self):
-        return selectors.reviewable_document_pairs(user=self.request.user)
+        # the uploaded files (up to 20 MB each) are read only by what needs them
+        pairs = selectors.reviewable_document_pairs(user=self.request.user)
+        return pairs.defer("source_original", "target_original")
 
     def _run(self, request, form_class, work):
         dp = self.get_object()
@@ -250,17 +269,46 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
         return _state(self.get_object(), request)
 
     @extend_schema(summary="Accept, reject or reset one bead", request=DecideRequest,
-                   responses={200: ReviewState, **ERRORS},
-                   examples=[*_request({"bead": 12, "decision": "accepted"}), STATE_ANSWER])  # fmt: skip
+                   parameters=[DECISION_ANSWER],
+                   responses={200: PolymorphicProxySerializer(
+                       component_name="DocumentDecideAnswer", serializers=[ReviewState, BeadAnswer],
+                       resource_type_field_name=None), **ERRORS},
+                   examples=[*_request({"bead": 12, "decision": "accepted"}), STATE_ANSWER,
+                             BEAD_ANSWER])  # fmt: skip
     @action(detail=True, methods=["post"])
     def decide(self, request, pk=None):
+        answer = request.query_params.get("answer", "state")
+        if answer not in ("state", "bead"):
+            raise BadInput(f"answer must be state or bead, not {answer!r}")
+
         def work(dp, data):
             bead = dp.beads.filter(pk=data["bead"]).first()
             if bead is None:
                 raise DocumentError(f"bead {data['bead']} is not a bead of this document pair")
-            services.decide(bead=bead, decision=data["decision"], user=request.user)
+            return services.decide(bead=bead, decision=data["decision"], user=request.user)
 
-        return self._run(request, DecideRequest, work)
+        if answer == "state":
+            return self._run(request, DecideRequest, work)
+        # the bead and the counts only: one key press of a long document's review reads no
+        # sentence and answers a few hundred bytes, however long the documents
+        dp = self.get_object_light()
+        form = DecideRequest(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            bead = work(dp, form.validated_data)
+        except DocumentError as exc:
+            raise BadInput(str(exc)) from None
+        counts = selectors.bead_counts(document_pair=dp)
+        return Response({"bead": selectors.bead_brief(bead), "counts": counts})
+
+    def get_object_light(self) -> DocumentPair:
+        """The pair as ``get_object`` finds it (and refuses it), without its documents or
+        sentences."""
+        dp = generics.get_object_or_404(
+            self.get_queryset().defer(*selectors.HEAVY_FIELDS), pk=self.kwargs["pk"]
+        )
+        self.check_object_permissions(self.request, dp)
+        return dp
 
     @extend_schema(summary="Accept every pending bead at or above a confidence",
                    request=ThresholdRequest, responses={200: ReviewState, **ERRORS},

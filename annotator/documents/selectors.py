@@ -42,20 +42,37 @@ def document_pairs_of(*, project: Project) -> QuerySet[DocumentPair]:
     )
 
 
-def bead_data(bead: Bead, dp: DocumentPair) -> dict[str, Any]:
+def bead_brief(bead: Bead) -> dict[str, Any]:
+    """A bead without its sentences' text: what a client that holds the sentences needs."""
     return {
         "id": bead.pk,
         "position": bead.position,
         "source": list(bead.source),
         "target": list(bead.target),
-        "source_text": " ".join(dp.source_sentences[i] for i in bead.source),
-        "target_text": " ".join(dp.target_sentences[j] for j in bead.target),
         "confidence": bead.confidence,
         "predicted": bead.predicted,
         "decision": bead.decision,
         "pair": bead.pair_id,
         "null": bead.is_null,
     }
+
+
+def bead_data(bead: Bead, dp: DocumentPair) -> dict[str, Any]:
+    return {
+        **bead_brief(bead),
+        "source_text": " ".join(dp.source_sentences[i] for i in bead.source),
+        "target_text": " ".join(dp.target_sentences[j] for j in bead.target),
+    }
+
+
+def bead_counts(*, document_pair: DocumentPair) -> dict[str, int]:
+    """The beads per decision, and how many were sent: the review state's ``counts``, counted
+    by the database (no bead and no sentence read)."""
+    beads = Bead.objects.filter(document_pair=document_pair)
+    counts = dict.fromkeys(Bead.Decision.values, 0)
+    for row in beads.values("decision").annotate(n=Count("id")).order_by():
+        counts[row["decision"]] = row["n"]
+    return counts | {"sent": beads.filter(pair__isnull=False).count()}
 
 
 ORDERS = ("document", "likeliest")

@@ -54,12 +54,13 @@ def test_only_leads_upload_or_review(request, project, lead, who):
     assert upload(client, project).status_code in (403, 404)
     assert client.get(f"/api/document-pairs/{dp.pk}/").status_code == 404
     bead = dp.beads.first()
-    answer = client.post(
-        f"/api/document-pairs/{dp.pk}/decide/",
-        {"bead": bead.pk, "decision": "accepted"},
-        format="json",
-    )
-    assert answer.status_code == 404
+    for answer in ("", "?answer=bead"):
+        refused = client.post(
+            f"/api/document-pairs/{dp.pk}/decide/{answer}",
+            {"bead": bead.pk, "decision": "accepted"},
+            format="json",
+        )
+        assert refused.status_code == 404
     assert Bead.objects.get(pk=bead.pk).decision == "pending"
     assert DocumentPair.objects.count() == 1
 
@@ -103,3 +104,50 @@ def test_review_through_the_api_ends_in_pairs_with_provenance(project, lead):
     assert sent.status_code == 200 and sent.json()["pairs"] == 2
     pairs = SentencePair.objects.filter(subcorpus__name="houses").order_by("position")
     assert [p.metadata["provenance"]["source_sentences"] for p in pairs] == [[1], [2]]
+
+
+def _aligned_pair(project, lead, sentences: int) -> DocumentPair:
+    de = "".join(
+        f"Im Jahr {1900 + k} wurde das Haus Nummer {k} gebaut.\n" for k in range(sentences)
+    )
+    fr = "".join(f"La maison numéro {k} fut construite en {1900 + k}.\n" for k in range(sentences))
+    (dp,) = services.create_document_pairs(
+        project=project, user=lead, name=f"p{sentences}",
+        source=services.Upload(f"{sentences}.de", de.encode(), "de"),
+        target=services.Upload(f"{sentences}.fr", fr.encode(), "fr"),
+    )  # fmt: skip
+    services.align_document_pair(document_pair=dp)
+    return dp
+
+
+def test_a_decision_can_answer_with_its_bead_and_the_counts_alone(project, lead):
+    """``?answer=bead``: the bead as the state lists it (without its text) and the counts the
+    full state would give, in an answer whose size does not grow with the documents."""
+    client = client_for(lead)
+    sizes = {}
+    for sentences in (3, 400):
+        dp = _aligned_pair(project, lead, sentences)
+        bead = dp.beads.order_by("position")[1]
+        url = f"/api/document-pairs/{dp.pk}/decide/?answer=bead"
+        answer = client.post(url, {"bead": bead.pk, "decision": "rejected"}, format="json")
+        assert answer.status_code == 200, answer.content
+        sizes[sentences] = len(answer.content)
+        got = answer.json()
+        state = client.get(f"/api/document-pairs/{dp.pk}/").json()
+        listed = next(b for b in state["beads"] if b["id"] == bead.pk)
+        assert got["bead"] == {k: v for k, v in listed.items() if not k.endswith("_text")}
+        assert got["bead"]["decision"] == "rejected" and got["counts"] == state["counts"]
+        assert got["counts"]["rejected"] == 1 and got["counts"]["pending"] == sentences - 1
+    assert sizes[400] - sizes[3] < 20  # only the numbers in it grow, by a digit or two
+    # the same refusals as the full answer, and an unknown answer is a 400 that decides nothing
+    null_bead = dp.beads.first()
+    Bead.objects.filter(pk=null_bead.pk).update(source=[], decision="pending")
+    refused = client.post(url, {"bead": null_bead.pk, "decision": "accepted"}, format="json")
+    assert refused.status_code == 400 and "empty side" in refused.json()["error"]
+    odd = client.post(
+        f"/api/document-pairs/{dp.pk}/decide/?answer=all",
+        {"bead": bead.pk, "decision": "accepted"},
+        format="json",
+    )
+    assert odd.status_code == 400 and "answer must be state or bead" in odd.json()["error"]
+    assert Bead.objects.get(pk=bead.pk).decision == "rejected"

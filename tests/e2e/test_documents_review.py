@@ -65,10 +65,18 @@ def test_upload_review_send_and_align_one_on_the_grid(
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "document-review-1400x900.png"), full_page=True)
 
-    # Keyboard first: down to the second bead, reject it; the decision is saved at once.
+    # Keyboard first: down to the second bead, reject it; the decision is saved at once, and
+    # answered with that bead alone: its row and the counts are redrawn, nothing is read again.
+    calls: list[str] = []
+    page.on("request", lambda r: calls.append(f"{r.method} {r.url.split('/api/', 1)[-1]}"))
     page.keyboard.press("j")
     page.keyboard.press("r")
     expect(rows.nth(1)).to_have_class(re.compile(r"\bdecision-rejected\b"))
+    expect(rows.nth(1)).to_have_class(re.compile(r"\bcurrent\b"))
+    expect(page.locator("[data-testid=review-counts]")).to_contain_text("1 rejected")
+    assert [c for c in calls if "document-pairs" in c] == [
+        f"POST document-pairs/{dp.pk}/decide/?answer=bead"
+    ]
     expect(page.locator(".messages")).to_have_count(0)  # the upload's note is stale now
     assert Bead.objects.get(document_pair=dp, position=1).decision == "rejected"
 
