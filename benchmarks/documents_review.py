@@ -14,7 +14,7 @@ beside the same request on the short pair (the anchor), and their ratio.
 
 ``--browser``: the review page itself in headless Chromium (Debian's ``/usr/bin/chromium``)
 against gunicorn (one worker, DEBUG off, a fresh SQLite database): the page's first load
-until every row is drawn, and a key press (``r`` / ``a`` on the second bead) until its row
+until its counts and first rows are drawn, and a key press (``r`` / ``a`` on the second bead) until its row
 shows the decision, on both pairs.
 """
 
@@ -148,9 +148,11 @@ def browser(args) -> None:
 def _page_figures(page, url: str, beads: int, rounds: int) -> tuple[float, float]:
     start = time.perf_counter()
     page.goto(url)
-    page.locator("[data-testid=beads] tbody tr").nth(beads - 1).wait_for(
-        state="attached", timeout=600_000
+    # drawn: the counts name every bead, and the table holds its first page of them
+    page.locator("[data-testid=review-counts]").filter(has_text=f"{beads} beads ").wait_for(
+        timeout=600_000
     )
+    page.locator("[data-testid=beads] tbody tr").first.wait_for(timeout=600_000)
     loaded = (time.perf_counter() - start) * 1000
     page.keyboard.press("j")
     presses = []

@@ -22,6 +22,9 @@ from annotator.projects.views.lead import lead_page
 # A browser upload this small is aligned in the request, so the review opens at once; a larger
 # one is aligned by a job whose bar the page shows.
 ALIGN_IN_REQUEST_SENTENCES = 2000
+# The review list draws this many beads at a time: a browser lays a table out whole, so a
+# change to one row of a 40,000-row table took it 0.7 s (docs/benchmarks.md).
+REVIEW_PAGE = 200
 
 
 class UploadForm(forms.Form):
@@ -102,6 +105,7 @@ def document_review(request: HttpRequest, document_pair_id: int) -> HttpResponse
         "review_config": {
             "stateUrl": reverse("document-pair-detail", args=[dp.pk]),
             "documentPair": dp.pk,
+            "pageSize": REVIEW_PAGE,
         },
     }
     return render(request, "annotator/document_review.html", context)

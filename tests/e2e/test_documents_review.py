@@ -116,3 +116,63 @@ def test_upload_review_send_and_align_one_on_the_grid(
         expect(page.locator("[data-testid=layer-a0] h2")).to_have_text("hutannotator")
         expect(page.locator("main")).to_contain_text("from document pair")
         page.screenshot(path=str(ARTIFACTS / f"pair-view-{width}x{height}.png"), full_page=True)
+
+
+def test_a_long_review_is_drawn_a_page_at_a_time_and_the_keys_cross_pages(
+    live_server, chromium_browser, django_user_model
+):
+    """450 beads: the table holds 200 of them at a time, the pager and the keys move between
+    pages (the current bead stays current across the edge), and a decision on the second page
+    shows in its row and in the counts of all 450."""
+    from django.utils import timezone
+    from playwright.sync_api import expect
+
+    project = Project.objects.create(name="Long", monolingual=False)
+    lead = django_user_model.objects.create_user("longlead", password=PASSWORD)
+    Membership.objects.create(project=project, user=lead, role=Membership.Role.LEAD)
+    de = [f"Satz {k}." for k in range(450)]
+    fr = [f"Phrase {k}." for k in range(450)]
+    dp = DocumentPair.objects.create(
+        project=project, name="long", source_language="de", target_language="fr",
+        source_filename="l.de", target_filename="l.fr", source_format="lines",
+        target_format="lines", source_sentences=de, target_sentences=fr,
+        aligned_at=timezone.now(), created_by=lead,
+    )  # fmt: skip
+    Bead.objects.bulk_create(
+        Bead(document_pair=dp, position=k, source=[k], target=[k], confidence=0.9)
+        for k in range(450)
+    )
+    page = log_in(chromium_browser, live_server.url, "longlead", 1024, 700)
+    page.goto(f"{live_server.url}/documents/{dp.pk}/review/")
+    rows = page.locator("[data-testid=beads] tbody tr")
+    pager = page.locator("[data-testid=review-pager]")
+    expect(page.locator("[data-testid=review-counts]")).to_contain_text("450 beads · showing 1–200")
+    expect(rows).to_have_count(200)
+    expect(pager).to_contain_text("beads 1–200 of 450")
+    expect(pager.locator("[data-action=previous]")).to_be_disabled()
+
+    pager.locator("[data-action=next]").click()
+    expect(pager).to_contain_text("beads 201–400 of 450")
+    expect(rows.first.locator("td").first).to_have_text("201")
+    page.keyboard.press("k")  # up from the page's first bead: the previous page, its last bead
+    expect(pager).to_contain_text("beads 1–200 of 450")
+    expect(rows.nth(199)).to_have_class(re.compile(r"\bcurrent\b"))
+    page.keyboard.press("j")
+    expect(pager).to_contain_text("beads 201–400 of 450")
+    expect(rows.first).to_have_class(re.compile(r"\bcurrent\b"))
+    page.keyboard.press("r")
+    expect(rows.first).to_have_class(re.compile(r"\bdecision-rejected\b"))
+    expect(page.locator("[data-testid=review-counts]")).to_contain_text("1 rejected · 449 pending")
+    assert Bead.objects.get(document_pair=dp, position=200).decision == "rejected"
+
+    pager.locator("[data-action=next]").click()
+    expect(rows).to_have_count(50)
+    expect(pager.locator("[data-action=next]")).to_be_disabled()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    expect(rows.first).to_have_class(re.compile(r"\bcurrent\b"))  # and in view
+    expect(rows.first).to_be_in_viewport()
+    toolbar = page.locator(".review-toolbar").bounding_box()
+    assert rows.first.bounding_box()["y"] >= toolbar["y"] + toolbar["height"]  # not under it
+    page.screenshot(path=str(ARTIFACTS / "document-review-long-1024x700.png"))
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.screenshot(path=str(ARTIFACTS / "document-review-long-1400x900.png"))

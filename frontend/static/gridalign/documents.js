@@ -1,8 +1,9 @@
 // The document review screen (issue 33): beads of two documents side by side, decided with one
 // key each; every decision, merge and split is sent to the documents API at once and the page
 // redraws from what it answers, so what is shown is what is saved. A decision's answer is its
-// bead and the counts (?answer=bead): the row and the counts are redrawn, not the whole table,
-// so a key press costs the same on a document pair of 40,000 sentences as on one of ten.
+// bead and the counts (?answer=bead): the row and the counts are redrawn, not the whole table.
+// The table holds one page of beads (config.pageSize) around the current one, since a browser
+// lays a table out whole: moving past its edge draws the next page.
 (function () {
   "use strict";
 
@@ -11,9 +12,12 @@
   const body = document.querySelector("[data-testid=beads] tbody");
   const counts = document.querySelector("[data-testid=review-counts]");
   const errorBox = document.querySelector("[data-testid=review-error]");
+  const pager = document.querySelector("[data-testid=review-pager]");
+  const pageSize = config.pageSize || 200;
   let state = null;
   let current = 0;
   let order = "";
+  let first = 0; // the first bead the table shows
 
   async function call(method, path, payload) {
     const query = method === "GET" && order ? `?order=${encodeURIComponent(order)}` : "";
@@ -88,7 +92,9 @@
 
   function showCounts() {
     const c = state.counts;
-    counts.textContent = `${state.beads.length} beads · ${c.accepted} accepted · ${c.rejected} rejected · ${c.pending} pending · ${c.sent} sent · unpaired sentences: ${state.unaligned_source.length} source, ${state.unaligned_target.length} target`;
+    const total = state.beads.length;
+    const shown = total > pageSize ? ` · showing ${first + 1}–${Math.min(first + pageSize, total)}` : "";
+    counts.textContent = `${total} beads${shown} · ${c.accepted} accepted · ${c.rejected} rejected · ${c.pending} pending · ${c.sent} sent · unpaired sentences: ${state.unaligned_source.length} source, ${state.unaligned_target.length} target`;
   }
 
   function row(bead, k) {
@@ -113,8 +119,22 @@
     order = data.order;
     document.querySelector("#order select").value = data.order;
     showCounts();
-    body.replaceChildren(...data.beads.map(row));
+    draw(Math.max(0, Math.min(current, data.beads.length - 1)));
     select(Math.min(current, data.beads.length - 1), false);
+  }
+
+  // the page of beads that holds bead k
+  function draw(k) {
+    first = Math.floor(k / pageSize) * pageSize;
+    const shown = state.beads.slice(first, first + pageSize);
+    body.replaceChildren(...shown.map((bead, i) => row(bead, first + i)));
+    const total = state.beads.length;
+    pager.hidden = total <= pageSize;
+    pager.querySelector("[data-field=range]").textContent =
+      `beads ${first + 1}–${first + shown.length} of ${total}`;
+    pager.querySelector("[data-action=previous]").disabled = first === 0;
+    pager.querySelector("[data-action=next]").disabled = first + pageSize >= total;
+    showCounts();
   }
 
   // one bead's answer: its row and the counts redrawn, the rest of the table left as it is
@@ -127,7 +147,11 @@
     state.beads[k] = { ...state.beads[k], ...answer.bead };
     state.counts = answer.counts;
     // the row element stays (its focus, its place as the current row); its cells are new
-    const tr = body.children[k];
+    if (k < first || k >= first + pageSize) {
+      showCounts();
+      return;
+    }
+    const tr = body.children[k - first];
     const fresh = row(state.beads[k], k);
     tr.className = fresh.className + (k === current ? " current" : "");
     tr.replaceChildren(...fresh.children);
@@ -136,18 +160,27 @@
 
   function select(k, focus) {
     if (!state || k < 0 || k >= state.beads.length) return;
+    if (k < first || k >= first + pageSize) draw(k);
     body.querySelectorAll("tr.current").forEach((tr) => {
       tr.classList.remove("current");
       tr.removeAttribute("aria-current");
     });
     current = k;
-    const tr = body.children[k];
+    const tr = body.children[k - first];
     tr.classList.add("current");
     tr.setAttribute("aria-current", "true");
     if (focus) {
       tr.focus({ preventScroll: true });
-      tr.scrollIntoView({ block: "nearest" });
+      reveal(tr);
     }
+  }
+
+  // scrolled into view below the sticky toolbar, not under it
+  function reveal(tr) {
+    tr.scrollIntoView({ block: "nearest" });
+    const bar = document.querySelector(".review-toolbar").getBoundingClientRect();
+    const top = tr.getBoundingClientRect().top;
+    if (top < bar.bottom) window.scrollBy(0, top - bar.bottom - 8);
   }
 
   function decide(bead, decision) {
@@ -210,6 +243,9 @@
     event.preventDefault();
     handler();
   });
+
+  pager.querySelector("[data-action=previous]").addEventListener("click", () => select(first - pageSize, true));
+  pager.querySelector("[data-action=next]").addEventListener("click", () => select(first + pageSize, true));
 
   document.getElementById("accept-above").addEventListener("submit", (event) => {
     event.preventDefault();
