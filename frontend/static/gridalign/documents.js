@@ -118,7 +118,6 @@
     state = data;
     order = data.order;
     document.querySelector("#order select").value = data.order;
-    showCounts();
     draw(Math.max(0, Math.min(current, data.beads.length - 1)));
     select(Math.min(current, data.beads.length - 1), false);
   }
@@ -146,11 +145,11 @@
     }
     state.beads[k] = { ...state.beads[k], ...answer.bead };
     state.counts = answer.counts;
-    // the row element stays (its focus, its place as the current row); its cells are new
     if (k < first || k >= first + pageSize) {
       showCounts();
       return;
     }
+    // the row element stays (its focus, its place as the current row); its cells are new
     const tr = body.children[k - first];
     const fresh = row(state.beads[k], k);
     tr.className = fresh.className + (k === current ? " current" : "");
