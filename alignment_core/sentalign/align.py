@@ -29,6 +29,7 @@ from alignment_core.sentalign.dp import (
     CostModel,
     Evidence,
     RawBead,
+    bead_path,
     length_band,
     near_edge,
     path_band,
@@ -179,7 +180,7 @@ def _raw_beads(src, tgt, cfg: ParallelConfig, plain):
         )
         ev = Evidence(src_len, tgt_len, _empty_csr(n), _empty_csr(m))
         beads = _run_widening(ev, model, row_lo, width, plain)
-        return beads, ev, model, np.array(_path(beads), dtype=np.int64)
+        return beads, ev, model, np.array(bead_path(beads), dtype=np.int64)
     model = CostModel(
         types=cfg.types,
         type_pen=cfg.type_pen,
@@ -193,11 +194,11 @@ def _raw_beads(src, tgt, cfg: ParallelConfig, plain):
     src_vec, tgt_vec = vectorise(src, tgt, cfg.lexical)
     ev = Evidence(src_len, tgt_len, src_vec, tgt_vec)
     beads = _run_widening(ev, model, row_lo, width, plain)
-    first = np.array(_path(beads), dtype=np.int64)
+    first = np.array(bead_path(beads), dtype=np.int64)
     lexical_ev = ev
     for _ in range(cfg.ibm1_passes if cfg.second_pass else 0):
         ev = _with_ibm1(src, tgt, lexical_ev, beads, model, cfg)
-        row_lo2, width2 = path_band(_path(beads), n, m, cfg.radius)
+        row_lo2, width2 = path_band(bead_path(beads), n, m, cfg.radius)
         beads, _ = _run_dp(ev, model, row_lo2, width2, plain=plain)
     return beads, ev, model, first
 
@@ -209,7 +210,7 @@ def _run_widening(ev: Evidence, model: CostModel, row_lo, width: int, plain) -> 
     n, m = len(ev.src_len), len(ev.tgt_len)
     while True:
         beads, _ = _run_dp(ev, model, row_lo, width, plain=plain)
-        path = _path(beads)
+        path = bead_path(beads)
         if width >= m + 1 or not near_edge(path, row_lo, width, m):
             return beads
         row_lo, width = path_band(path, n, m, width)
@@ -244,14 +245,6 @@ def _groups(blocks: list[int]) -> list[list[int]]:
             last = blk
         groups[-1].append(k)
     return groups
-
-
-def _path(beads: list[RawBead]) -> list[tuple[int, int]]:
-    path = [(0, 0)]
-    for b in beads:
-        i, j = path[-1]
-        path.append((i + len(b.src), j + len(b.tgt)))
-    return path
 
 
 def _cost_confidence(bead: RawBead, model: CostModel, cfg: ParallelConfig) -> float:

@@ -112,6 +112,15 @@ def near_edge(path: list[tuple[int, int]], row_lo: np.ndarray, width: int, m: in
     return bool((low | high).any())
 
 
+def bead_path(beads: list[RawBead]) -> list[tuple[int, int]]:
+    """The DP cells a bead sequence passes through, from (0, 0) to its end."""
+    path = [(0, 0)]
+    for b in beads:
+        i, j = path[-1]
+        path.append((i + len(b.src), j + len(b.tgt)))
+    return path
+
+
 def path_band(path: list[tuple[int, int]], n: int, m: int, radius: int) -> tuple[np.ndarray, int]:
     """``row_lo`` and width of a band holding every cell within ``radius`` of ``path``
     (a list of DP cells from (0, 0) to (n, m), rows non-decreasing)."""
@@ -221,9 +230,7 @@ def bead_posteriors(
     A null bead's is that of its place in the path (a run of null beads in another order holds
     the same bead elsewhere)."""
     n, m = len(ev.src_len), len(ev.tgt_len)
-    cells = [(0, 0)]
-    for b in beads:
-        cells.append((cells[-1][0] + len(b.src), cells[-1][1] + len(b.tgt)))
+    cells = bead_path(beads)
     row_lo, width = path_band(cells, n, m, radius)
     width = max(1, min(width, m + 1))
     row_lo = np.clip(row_lo, 0, max(0, m + 1 - width))

@@ -228,6 +228,17 @@ def _state(dp: DocumentPair, request: Any = None) -> Response:
     return Response(selectors.review_state(document_pair=dp, order=order))
 
 
+def _apply(dp: DocumentPair, request: Any, form_class, work) -> Any:
+    """``work(dp, the request's validated data)``; a refused request or a ``DocumentError`` is
+    a 400 naming it."""
+    form = form_class(data=request.data)
+    form.is_valid(raise_exception=True)
+    try:
+        return work(dp, form.validated_data)
+    except DocumentError as exc:
+        raise BadInput(str(exc)) from None
+
+
 class DocumentPairViewSet(viewsets.GenericViewSet):
     """A document pair's review (leads of its project; annotators and outsiders get 404)."""
 
@@ -242,12 +253,7 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
 
     def _run(self, request, form_class, work):
         dp = self.get_object()
-        form = form_class(data=request.data)
-        form.is_valid(raise_exception=True)
-        try:
-            work(dp, form.validated_data)
-        except DocumentError as exc:
-            raise BadInput(str(exc)) from None
+        _apply(dp, request, form_class, work)
         dp.refresh_from_db()
         return _state(dp, request)
 
@@ -292,12 +298,7 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
         # the bead and the counts only: one key press of a long document's review reads no
         # sentence and answers a few hundred bytes, however long the documents
         dp = self.get_object_light()
-        form = DecideRequest(data=request.data)
-        form.is_valid(raise_exception=True)
-        try:
-            bead = work(dp, form.validated_data)
-        except DocumentError as exc:
-            raise BadInput(str(exc)) from None
+        bead = _apply(dp, request, DecideRequest, work)
         counts = selectors.bead_counts(document_pair=dp)
         return Response({"bead": selectors.bead_brief(bead), "counts": counts})
 
