@@ -17,20 +17,35 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import uuid
-from time import monotonic
+from time import monotonic_ns
 
 from kombu.exceptions import ChannelError
 from kombu.transport import filesystem
 from kombu.utils.encoding import str_to_bytes
 from kombu.utils.json import dumps
 
+_order_lock = threading.Lock()
+_last = 0
+
+
+def _stamp() -> str:
+    """A name prefix that sorts after every one this process gave before: the monotonic clock
+    in nanoseconds, zero-padded (readers take files in name order), never repeated. With
+    milliseconds, two messages of one millisecond were ordered by their random uuids: the
+    second one put could be read first."""
+    global _last
+    with _order_lock:
+        _last = max(monotonic_ns(), _last + 1)
+        return f"{_last:020d}"
+
 
 class Channel(filesystem.Channel):
     def _put(self, queue, payload, **kwargs):
         """Put ``payload`` on ``queue``: written to a ``.part`` file, then renamed to the name
-        kombu's readers look for (``<ms>_<uuid>.<queue>.msg``: time order kept)."""
-        name = f"{int(round(monotonic() * 1000))}_{uuid.uuid4()}.{queue}.msg"
+        kombu's readers look for (``<ns>_<uuid>.<queue>.msg``: the order of the puts kept)."""
+        name = f"{_stamp()}_{uuid.uuid4()}.{queue}.msg"
         final = os.path.join(self.data_folder_out, name)
         partial = f"{final}.part"  # its name after the first dot is not "<queue>.msg"
         try:

@@ -74,3 +74,10 @@ def test_a_reader_during_a_write_finds_nothing_then_the_whole_message(channel, m
     assert channel._get("jobs") == {"body": "second"}
     with pytest.raises(Empty):
         channel._get("jobs")
+
+
+def test_messages_put_within_one_millisecond_are_read_in_the_order_they_were_put(channel):
+    bodies = [f"m{k}" for k in range(200)]
+    for body in bodies:  # far faster than one a millisecond
+        channel._put("jobs", {"body": body})
+    assert [channel._get("jobs")["body"] for _ in bodies] == bodies
