@@ -6,8 +6,9 @@
 Two document pairs of one sentence per bead (``--sentences`` and ``--anchor`` a side, the
 beads made directly: no aligner run) in a throwaway SQLite database (or ``DATABASE_URL``'s
 server, a database of its own), read through the documents API with Django's test client
-in-process (DEBUG off, a lead's session): the whole review state (``GET``, the page's first
-load), one decision answered with the whole state (the API's default) and one answered with
+in-process (DEBUG off, a lead's session): the whole review state (``GET``, the API's
+default), its first page of 200 beads (``?offset=0&limit=200``, the review page's first load)
+and a page halfway, one decision answered with the whole state (the API's default) and one answered with
 the bead and the counts (``?answer=bead``, what the review page sends on a key press). Each
 figure is the median of ``--rounds`` requests, the server's own time and the answer's size,
 beside the same request on the short pair (the anchor), and their ratio.
@@ -68,8 +69,11 @@ def measure(client, dp, rounds: int) -> dict[str, tuple[float, int]]:
     """Median milliseconds and bytes of each request on ``dp``."""
     bead = dp.beads.order_by("position").values_list("pk", flat=True)[1]
     base = f"/api/document-pairs/{dp.pk}/"
+    middle = dp.beads.count() // 400 * 200
     requests = {
-        "the whole state (page load)": lambda k: client.get(base),
+        "the whole state (the API's default)": lambda k: client.get(base),
+        "its first page (the page's first load)": lambda k: client.get(f"{base}?offset=0&limit=200"),
+        "a page halfway": lambda k: client.get(f"{base}?offset={middle}&limit=200"),
         "a decision, whole state answered": lambda k: client.post(
             base + "decide/", {"bead": bead, "decision": ("accepted", "rejected")[k % 2]},
             content_type="application/json"),

@@ -223,9 +223,78 @@ ReviewState = inline_serializer("DocumentReview", fields={
 })  # fmt: skip
 
 
-def _state(dp: DocumentPair, request: Any = None) -> Response:
-    order = request.query_params.get("order", "") if request is not None else ""
-    return Response(selectors.review_state(document_pair=dp, order=order))
+def _whole_number(params: Any, name: str, low: int, high: int) -> int | None:
+    raw = params.get(name)
+    if raw is None:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise BadInput(f"{name} must be a whole number from {low} to {high}, not {raw!r}")
+    return value
+
+
+MAX_PAGE = 1000
+
+ReviewPage = inline_serializer("DocumentReviewPage", fields={
+    "id": serializers.IntegerField(), "name": serializers.CharField(),
+    "kind": serializers.CharField(), "order": serializers.CharField(),
+    "beads": serializers.ListField(child=serializers.DictField(),
+                                   help_text="the page's beads, as the whole state lists them"),
+    "sentences": serializers.DictField(help_text="side → sentence index → text, for every "
+                                       "sentence the page's beads hold"),
+    "sentence_counts": serializers.DictField(child=serializers.IntegerField()),
+    "unaligned_counts": serializers.DictField(child=serializers.IntegerField(),
+                                              help_text="sentences no non-null bead covers"),
+    "counts": serializers.DictField(child=serializers.IntegerField()),
+    "page": serializers.DictField(child=serializers.IntegerField(),
+                                  help_text="offset, limit, total (beads)"),
+})  # fmt: skip
+STATE_OR_PAGE = PolymorphicProxySerializer(
+    component_name="DocumentReviewAnswer", serializers=[ReviewState, ReviewPage],
+    resource_type_field_name=None,
+)  # fmt: skip
+PAGE_PARAMETERS = [
+    OpenApiParameter("limit", int, required=False, description="answer one page of this many "
+                     f"beads (1 to {MAX_PAGE}) instead of the whole state: its size follows "
+                     "the page, not the documents"),
+    OpenApiParameter("offset", int, required=False, description="the page's first bead "
+                     "(0-based; past the end: the last page)"),
+]  # fmt: skip
+PAGE_ANSWER = OpenApiExample("One page (?offset=0&limit=1)", response_only=True, value={
+    "id": 4, "project": 1, "name": "hut", "kind": "parallel", "source_language": "de",
+    "target_language": "fr", "source_filename": "hut.de.html", "target_filename": "hut.fr.html",
+    "aligned": True, "order": "document", "beads": STATE_EXAMPLE["beads"][:1],
+    "sentences": {"source": {"0": "Die Hütte"}, "target": {"0": "La cabane"}},
+    "sentence_counts": {"source": 2, "target": 2}, "unaligned_counts": {"source": 0, "target": 0},
+    "counts": STATE_EXAMPLE["counts"], "page": {"offset": 0, "limit": 1, "total": 2},
+})  # fmt: skip
+
+
+def _page_params(request: Any) -> tuple[int, int] | None:
+    """``(offset, limit)`` when the request asks for one page of the state, else None; a bad
+    value is a 400 (checked before an action does anything)."""
+    params = request.query_params
+    limit = _whole_number(params, "limit", 1, MAX_PAGE)
+    offset = _whole_number(params, "offset", 0, 2**31 - 1)
+    if limit is None:
+        if offset is not None:
+            raise BadInput("offset needs limit: give both, or neither for the whole state")
+        return None
+    return offset or 0, limit
+
+
+def _state(dp: DocumentPair, request: Any, page: tuple[int, int] | None) -> Response:
+    """The review state, whole; or one page of it (``page``: offset, limit)."""
+    order = request.query_params.get("order", "")
+    if page is None:
+        return Response(selectors.review_state(document_pair=dp, order=order))
+    offset, limit = page
+    return Response(
+        selectors.review_page(document_pair=dp, order=order, offset=offset, limit=limit)
+    )
 
 
 def _apply(dp: DocumentPair, request: Any, form_class, work) -> Any:
@@ -252,10 +321,13 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
         return pairs.defer("source_original", "target_original")
 
     def _run(self, request, form_class, work):
+        page = _page_params(request)
         dp = self.get_object()
         _apply(dp, request, form_class, work)
+        if page is not None:  # a page: read nothing of the documents
+            return _state(self.get_object_light(), request, page)
         dp.refresh_from_db()
-        return _state(dp, request)
+        return _state(dp, request, None)
 
     @extend_schema(
         summary="A document pair's sentences and beads",
@@ -266,13 +338,16 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
                 enum=list(selectors.ORDERS),
                 required=False,
                 description="document order, or likeliest first",
-            )
+            ),
+            *PAGE_PARAMETERS,
         ],
-        responses={200: ReviewState, **ERRORS},
-        examples=[STATE_ANSWER],
+        responses={200: STATE_OR_PAGE, **ERRORS},
+        examples=[STATE_ANSWER, PAGE_ANSWER],
     )
     def retrieve(self, request, pk=None):
-        return _state(self.get_object(), request)
+        page = _page_params(request)
+        dp = self.get_object() if page is None else self.get_object_light()
+        return _state(dp, request, page)
 
     @extend_schema(summary="Accept, reject or reset one bead", request=DecideRequest,
                    parameters=[DECISION_ANSWER],
@@ -312,7 +387,8 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
         return dp
 
     @extend_schema(summary="Accept every pending bead at or above a confidence",
-                   request=ThresholdRequest, responses={200: ReviewState, **ERRORS},
+                   request=ThresholdRequest, parameters=PAGE_PARAMETERS,
+                   responses={200: STATE_OR_PAGE, **ERRORS},
                    examples=[*_request({"threshold": 0.8}), STATE_ANSWER])  # fmt: skip
     @action(detail=True, methods=["post"], url_path="accept-above")
     def accept_above(self, request, pk=None):
@@ -320,7 +396,8 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
             document_pair=dp, threshold=d["threshold"], user=request.user))  # fmt: skip
 
     @extend_schema(summary="Merge a sentence with the next one, then realign",
-                   request=MergeRequest, responses={200: ReviewState, **ERRORS},
+                   request=MergeRequest, parameters=PAGE_PARAMETERS,
+                   responses={200: STATE_OR_PAGE, **ERRORS},
                    examples=[*_request({"side": "source", "index": 0}), STATE_ANSWER])  # fmt: skip
     @action(detail=True, methods=["post"])
     def merge(self, request, pk=None):
@@ -328,7 +405,8 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
             document_pair=dp, side=d["side"], index=d["index"]))  # fmt: skip
 
     @extend_schema(summary="Split a sentence at a character offset, then realign",
-                   request=SplitRequest, responses={200: ReviewState, **ERRORS},
+                   request=SplitRequest, parameters=PAGE_PARAMETERS,
+                   responses={200: STATE_OR_PAGE, **ERRORS},
                    examples=[*_request({"side": "source", "index": 1, "offset": 4}), STATE_ANSWER])  # fmt: skip
     @action(detail=True, methods=["post"])
     def split(self, request, pk=None):
@@ -337,7 +415,7 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
 
     @extend_schema(summary="Pair sentences by hand (an accepted bead; overlapping pending beads "
                    "are rejected)", request=PairRequest,
-                   responses={200: ReviewState, **ERRORS},
+                   parameters=PAGE_PARAMETERS, responses={200: STATE_OR_PAGE, **ERRORS},
                    examples=[*_request({"source": [1], "target": [1]}), STATE_ANSWER])  # fmt: skip
     @action(detail=True, methods=["post"])
     def pair(self, request, pk=None):

@@ -3,9 +3,12 @@ review state (sentences, beads, counts) as plain data for the API and the review
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db import connection
+from django.db.models import Count, Q, QuerySet, Value
+from django.db.models.functions import Coalesce
 
 from annotator.common import access
 from annotator.models import Bead, DocumentPair, Project
@@ -115,3 +118,127 @@ def review_state(*, document_pair: DocumentPair, order: str = "") -> dict[str, A
         }
         | {"sent": sum(1 for b in beads if b["pair"])},
     }
+
+
+# A page of the review: the beads of one page, the sentences they hold, and the counts, read
+# by the database. The documents' sentences (up to 160,000 a side) are never read whole: each
+# vendor's JSON functions pick the page's sentences out of the stored array.
+_SENTENCES_AT = {
+    "postgresql": (
+        "SELECT (e.n - 1)::integer, e.value FROM {table} d, "
+        "jsonb_array_elements_text(d.{column}) WITH ORDINALITY AS e(value, n) "
+        "WHERE d.id = %s AND e.n - 1 = ANY(%s)"
+    ),
+    "sqlite": (
+        "SELECT CAST(e.key AS INTEGER), e.value FROM {table} d, json_each(d.{column}) e "
+        "WHERE d.id = %s AND e.key IN (SELECT value FROM json_each(%s))"
+    ),
+}
+_SENTENCE_COUNTS = {
+    "postgresql": "SELECT jsonb_array_length({s}), jsonb_array_length({t}) FROM {table} "
+    "WHERE id = %s",
+    "sqlite": "SELECT json_array_length({s}), json_array_length({t}) FROM {table} WHERE id = %s",
+}
+# how many distinct sentences of one side the non-null beads cover
+_COVERED = {
+    "postgresql": (
+        "SELECT count(DISTINCT e.value) FROM {table} b, jsonb_array_elements(b.{column}) e "
+        "WHERE b.document_pair_id = %s AND jsonb_array_length(b.source) > 0 "
+        "AND jsonb_array_length(b.target) > 0"
+    ),
+    "sqlite": (
+        "SELECT count(DISTINCT e.value) FROM {table} b, json_each(b.{column}) e "
+        "WHERE b.document_pair_id = %s AND json_array_length(b.source) > 0 "
+        "AND json_array_length(b.target) > 0"
+    ),
+}
+SIDES = ("source", "target")
+
+
+def _sentences_at(dp_id: int, side: str, indices: set[int]) -> dict[int, str]:
+    if not indices:
+        return {}
+    table = DocumentPair._meta.db_table
+    sql = _SENTENCES_AT[connection.vendor].format(table=table, column=f"{side}_sentences")
+    wanted = sorted(indices)
+    param = wanted if connection.vendor == "postgresql" else json.dumps(wanted)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [dp_id, param])
+        return dict(cursor.fetchall())
+
+
+def _sentence_counts(dp_id: int) -> dict[str, int]:
+    table = DocumentPair._meta.db_table
+    sql = _SENTENCE_COUNTS[connection.vendor].format(
+        table=table, s="source_sentences", t="target_sentences"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [dp_id])
+        source, target = cursor.fetchone()
+    return {"source": source or 0, "target": target or 0}
+
+
+def _unaligned_counts(dp_id: int, sentences: dict[str, int]) -> dict[str, int]:
+    table = Bead._meta.db_table
+    counts = {}
+    with connection.cursor() as cursor:
+        for side in SIDES:
+            cursor.execute(_COVERED[connection.vendor].format(table=table, column=side), [dp_id])
+            counts[side] = sentences[side] - cursor.fetchone()[0]
+    return counts
+
+
+def _ordered_beads(dp: DocumentPair, order: str) -> QuerySet[Bead]:
+    beads = Bead.objects.filter(document_pair=dp)
+    if order == "likeliest":  # as review_state sorts: highest first, ties in document order
+        score = Coalesce("predicted", "confidence", Value(0.0))
+        return beads.order_by(score.desc(), "position", "id")
+    return beads.order_by("position", "id")
+
+
+def review_page(
+    *, document_pair: DocumentPair, order: str = "", offset: int = 0, limit: int = 200
+) -> dict[str, Any]:
+    """One page of the review: ``limit`` beads from ``offset`` in ``order`` (as
+    ``review_state``), each with its sentences' text, the text of every sentence they hold
+    (``sentences``: side → index → text), how many sentences each side has and how many no
+    non-null bead covers, the counts, and where the page sits (``page``: an offset past the end
+    is moved back to the last page). Its size and cost follow the page, not the documents:
+    no request reads a long document pair whole."""
+    dp = document_pair
+    if order not in ORDERS:
+        order = "likeliest" if dp.kind == DocumentPair.Kind.COMPARABLE else "document"
+    counts = bead_counts(document_pair=dp)
+    total = sum(counts[d] for d in Bead.Decision.values)
+    if offset >= total:
+        offset = max(0, (total - 1) // limit * limit)
+    beads = list(_ordered_beads(dp, order)[offset : offset + limit])
+    sentences = {
+        side: _sentences_at(dp.pk, side, {k for b in beads for k in getattr(b, side)})
+        for side in SIDES
+    }
+    sentence_counts = _sentence_counts(dp.pk)
+    rows = [
+        {
+            **bead_brief(b),
+            "source_text": " ".join(sentences["source"].get(i, "") for i in b.source),
+            "target_text": " ".join(sentences["target"].get(j, "") for j in b.target),
+        }
+        for b in beads
+    ]
+    return {
+        **{f: getattr(dp, f) for f in _PAIR_FIELDS},
+        "project": dp.project_id,
+        "aligned": dp.aligned_at is not None,
+        "order": order,
+        "beads": rows,
+        "sentences": {side: {str(k): t for k, t in s.items()} for side, s in sentences.items()},
+        "sentence_counts": sentence_counts,
+        "unaligned_counts": _unaligned_counts(dp.pk, sentence_counts),
+        "counts": counts,
+        "page": {"offset": offset, "limit": limit, "total": total},
+    }
+
+
+_PAIR_FIELDS = ("id", "name", "kind", "source_language", "target_language", "source_filename",
+                "target_filename")  # fmt: skip

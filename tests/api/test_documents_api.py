@@ -151,3 +151,89 @@ def test_a_decision_can_answer_with_its_bead_and_the_counts_alone(project, lead)
     )
     assert odd.status_code == 400 and "answer must be state or bead" in odd.json()["error"]
     assert Bead.objects.get(pk=bead.pk).decision == "rejected"
+
+
+def _walk(client, dp, order: str, limit: int) -> list[dict]:
+    pages, offset = [], 0
+    while True:
+        url = f"/api/document-pairs/{dp.pk}/?order={order}&offset={offset}&limit={limit}"
+        answer = client.get(url)
+        assert answer.status_code == 200, answer.content
+        page = answer.json()
+        assert page["page"]["offset"] == offset and page["page"]["limit"] == limit
+        pages.append(page)
+        offset += limit
+        if offset >= page["page"]["total"]:
+            return pages
+
+
+@pytest.mark.parametrize("order", ["document", "likeliest"])
+def test_the_review_state_read_a_page_at_a_time_is_the_whole_state(project, lead, order):
+    """``?offset=&limit=``: the pages, read in turn, list the whole state's beads in its order,
+    with the same text; each page carries the text of exactly the sentences its beads hold,
+    the sentence and unaligned counts, and the counts."""
+    client = client_for(lead)
+    dp = _aligned_pair(project, lead, 23)
+    beads = list(dp.beads.order_by("position"))
+    # ties and scores for the likeliest order; two null beads leave two sentences a side unpaired
+    for k, bead in enumerate(beads):
+        bead.predicted = None if k % 3 else (0.5 if k % 2 else 0.9)
+    Bead.objects.bulk_update(beads, ["predicted"])
+    Bead.objects.filter(pk=beads[4].pk).update(target=[])
+    Bead.objects.filter(pk=beads[9].pk).update(source=[], decision="rejected")
+    whole = client.get(f"/api/document-pairs/{dp.pk}/?order={order}").json()
+    assert len(whole["unaligned_source"]) == 2 and len(whole["unaligned_target"]) == 2
+    for limit in (1, 5, 23, 1000):
+        pages = _walk(client, dp, order, limit)
+        assert [b for p in pages for b in p["beads"]] == whole["beads"]
+        for page in pages:
+            assert page["order"] == whole["order"] == order
+            assert page["counts"] == whole["counts"] and page["page"]["total"] == 23
+            assert page["sentence_counts"] == {"source": 23, "target": 23}
+            assert page["unaligned_counts"] == {"source": 2, "target": 2}
+            for side in ("source", "target"):
+                held = {k for b in page["beads"] for k in b[side]}
+                assert page["sentences"][side] == {
+                    str(k): whole[f"{side}_sentences"][k] for k in held
+                }
+
+
+def test_a_page_past_the_end_is_the_last_page_and_bad_page_numbers_are_refused(project, lead):
+    client = client_for(lead)
+    dp = _aligned_pair(project, lead, 12)
+    last = client.get(f"/api/document-pairs/{dp.pk}/?offset=500&limit=5").json()
+    assert last["page"] == {"offset": 10, "limit": 5, "total": 12} and len(last["beads"]) == 2
+    for query, named in [("limit=0", "limit"), ("limit=1001", "limit"), ("limit=x", "limit"),
+                         ("offset=-1&limit=5", "offset"), ("offset=3", "offset needs limit")]:  # fmt: skip
+        answer = client.get(f"/api/document-pairs/{dp.pk}/?{query}")
+        assert answer.status_code == 400 and named in answer.json()["error"], query
+    # an action asked for a bad page is refused before it does anything
+    before = list(dp.beads.values_list("id", "source", "target"))
+    refused = client.post(
+        f"/api/document-pairs/{dp.pk}/merge/?offset=0&limit=-2",
+        {"side": "source", "index": 0},
+        format="json",
+    )
+    assert refused.status_code == 400 and "limit" in refused.json()["error"]
+    assert list(dp.beads.values_list("id", "source", "target")) == before
+    dp.refresh_from_db()
+    assert len(dp.source_sentences) == 12
+
+
+def test_an_action_answers_the_page_it_is_asked_for(project, lead):
+    """Merge and accept-above given ``offset``/``limit`` answer that page of the new state,
+    the same as reading it afterwards."""
+    client = client_for(lead)
+    dp = _aligned_pair(project, lead, 12)
+    base = f"/api/document-pairs/{dp.pk}"
+    merged = client.post(f"{base}/merge/?offset=5&limit=5", {"side": "source", "index": 6},
+                         format="json")  # fmt: skip
+    assert merged.status_code == 200, merged.content
+    assert merged.json()["sentence_counts"]["source"] == 11
+    assert merged.json() == client.get(f"{base}/?offset=5&limit=5").json()
+    accepted = client.post(f"{base}/accept-above/?offset=0&limit=3", {"threshold": 0.0},
+                           format="json").json()  # fmt: skip
+    assert accepted == client.get(f"{base}/?offset=0&limit=3").json()
+    assert len(accepted["beads"]) == 3 and "source_sentences" not in accepted
+    assert all(b["decision"] == "accepted" or b["null"] for b in accepted["beads"])
+    assert accepted["counts"]["accepted"] == dp.beads.filter(decision="accepted").count() > 0

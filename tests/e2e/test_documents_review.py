@@ -143,6 +143,9 @@ def test_a_long_review_is_drawn_a_page_at_a_time_and_the_keys_cross_pages(
         for k in range(450)
     )
     page = log_in(chromium_browser, live_server.url, "longlead", 1024, 700)
+    reads: list[str] = []
+    page.on("request", lambda r: reads.append(r.url) if r.method == "GET" and "/api/" in r.url
+            else None)  # fmt: skip
     page.goto(f"{live_server.url}/documents/{dp.pk}/review/")
     rows = page.locator("[data-testid=beads] tbody tr")
     pager = page.locator("[data-testid=review-pager]")
@@ -164,6 +167,9 @@ def test_a_long_review_is_drawn_a_page_at_a_time_and_the_keys_cross_pages(
     expect(rows.first).to_have_class(re.compile(r"\bdecision-rejected\b"))
     expect(page.locator("[data-testid=review-counts]")).to_contain_text("1 rejected · 449 pending")
     assert Bead.objects.get(document_pair=dp, position=200).decision == "rejected"
+    # the state is read a page at a time, never whole: the first page, then each page moved to
+    offsets = [re.search(r"offset=(\d+)&limit=200\b", url) for url in reads]
+    assert all(offsets) and [int(m[1]) for m in offsets] == [0, 200, 0, 200], reads
 
     pager.locator("[data-action=next]").click()
     expect(rows).to_have_count(50)

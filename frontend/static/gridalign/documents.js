@@ -2,8 +2,10 @@
 // key each; every decision, merge and split is sent to the documents API at once and the page
 // redraws from what it answers, so what is shown is what is saved. A decision's answer is its
 // bead and the counts (?answer=bead): the row and the counts are redrawn, not the whole table.
-// The table holds one page of beads (config.pageSize) around the current one, since a browser
-// lays a table out whole: moving past its edge draws the next page.
+// The page reads the review a page of beads at a time (config.pageSize; ?offset=&limit=): a
+// long document pair's state is never fetched whole, and a browser lays a table out whole.
+// Moving past a page's edge reads the next page; merges, splits and the like answer the page
+// shown.
 (function () {
   "use strict";
 
@@ -14,13 +16,29 @@
   const errorBox = document.querySelector("[data-testid=review-error]");
   const pager = document.querySelector("[data-testid=review-pager]");
   const pageSize = config.pageSize || 200;
-  let state = null;
-  let current = 0;
+  let state = null; // one page: its beads, the sentences they hold, the counts
+  let current = 0; // the current bead's place in the whole list
   let order = "";
-  let first = 0; // the first bead the table shows
+  let first = 0; // the place of the page's first bead
+  let loading = false;
+
+  // the query of a request that answers the review state: the page shown, in its order
+  function pageQuery(offset) {
+    const params = new URLSearchParams({ offset: String(offset), limit: String(pageSize) });
+    if (order) params.set("order", order);
+    return params.toString();
+  }
+
+  function total() {
+    return state ? state.page.total : 0;
+  }
+
+  function beadAt(k) {
+    return state.beads[k - first];
+  }
 
   async function call(method, path, payload) {
-    const query = method === "GET" && order ? `?order=${encodeURIComponent(order)}` : "";
+    const query = path.includes("?") ? "" : `?${pageQuery(first)}`;
     const response = await fetch(config.stateUrl + path + query, {
       method,
       credentials: "same-origin",
@@ -51,7 +69,8 @@
     }
   }
 
-  function cell(indices, sentences, side) {
+  function cell(indices, side) {
+    const sentences = state.sentences[side];
     const td = document.createElement("td");
     td.className = side;
     if (!indices.length) td.classList.add("empty");
@@ -61,7 +80,7 @@
       const idx = document.createElement("span");
       idx.className = "idx";
       idx.textContent = String(k + 1);
-      span.append(idx, document.createTextNode(sentences[k]));
+      span.append(idx, document.createTextNode(sentences[String(k)]));
       td.append(span);
     }
     return td;
@@ -92,9 +111,10 @@
 
   function showCounts() {
     const c = state.counts;
-    const total = state.beads.length;
-    const shown = total > pageSize ? ` · showing ${first + 1}–${Math.min(first + pageSize, total)}` : "";
-    counts.textContent = `${total} beads${shown} · ${c.accepted} accepted · ${c.rejected} rejected · ${c.pending} pending · ${c.sent} sent · unpaired sentences: ${state.unaligned_source.length} source, ${state.unaligned_target.length} target`;
+    const n = total();
+    const shown = n > pageSize ? ` · showing ${first + 1}–${first + state.beads.length}` : "";
+    const unpaired = state.unaligned_counts;
+    counts.textContent = `${n} beads${shown} · ${c.accepted} accepted · ${c.rejected} rejected · ${c.pending} pending · ${c.sent} sent · unpaired sentences: ${unpaired.source} source, ${unpaired.target} target`;
   }
 
   function row(bead, k) {
@@ -108,58 +128,66 @@
     conf.className = "num";
     conf.textContent = (bead.confidence === null ? "by hand" : bead.confidence.toFixed(2)) +
       (bead.predicted === null ? "" : ` / ${bead.predicted.toFixed(2)}`);
-    tr.append(num, cell(bead.source, state.source_sentences, "source"),
-      cell(bead.target, state.target_sentences, "target"), conf, decisionCell(bead));
+    tr.append(num, cell(bead.source, "source"), cell(bead.target, "target"), conf, decisionCell(bead));
     tr.addEventListener("click", () => select(k, false));
     return tr;
   }
 
-  function render(data) {
+  // a page of the state: drawn, with the current bead kept where it still is
+  function render(data, focus) {
     state = data;
     order = data.order;
+    first = data.page.offset;
     document.querySelector("#order select").value = data.order;
-    draw(Math.max(0, Math.min(current, data.beads.length - 1)));
-    select(Math.min(current, data.beads.length - 1), false);
+    if (current < first || current >= first + data.beads.length) current = first;
+    draw();
+    select(current, Boolean(focus));
   }
 
-  // the page of beads that holds bead k
-  function draw(k) {
-    first = Math.floor(k / pageSize) * pageSize;
-    const shown = state.beads.slice(first, first + pageSize);
-    body.replaceChildren(...shown.map((bead, i) => row(bead, first + i)));
-    const total = state.beads.length;
-    pager.hidden = total <= pageSize;
+  // the page that holds bead k, read and drawn
+  function load(k, focus) {
+    loading = true;
+    current = k;
+    return call("GET", `?${pageQuery(Math.floor(k / pageSize) * pageSize)}`)
+      .finally(() => { loading = false; })
+      .then((data) => render(data, focus))
+      .catch((err) => showError(err.message));
+  }
+
+  function draw() {
+    body.replaceChildren(...state.beads.map((bead, i) => row(bead, first + i)));
+    const n = total();
+    pager.hidden = n <= pageSize;
     pager.querySelector("[data-field=range]").textContent =
-      `beads ${first + 1}–${first + shown.length} of ${total}`;
+      `beads ${first + 1}–${first + state.beads.length} of ${n}`;
     pager.querySelector("[data-action=previous]").disabled = first === 0;
-    pager.querySelector("[data-action=next]").disabled = first + pageSize >= total;
+    pager.querySelector("[data-action=next]").disabled = first + pageSize >= n;
     showCounts();
   }
 
   // one bead's answer: its row and the counts redrawn, the rest of the table left as it is
   function update(answer) {
-    const k = state.beads.findIndex((b) => b.id === answer.bead.id);
-    if (k < 0) {
-      call("GET", "").then(render).catch((err) => showError(err.message));
-      return;
-    }
-    state.beads[k] = { ...state.beads[k], ...answer.bead };
+    const i = state.beads.findIndex((b) => b.id === answer.bead.id);
     state.counts = answer.counts;
-    if (k < first || k >= first + pageSize) {
+    if (i < 0) {
       showCounts();
       return;
     }
+    state.beads[i] = { ...state.beads[i], ...answer.bead };
     // the row element stays (its focus, its place as the current row); its cells are new
-    const tr = body.children[k - first];
-    const fresh = row(state.beads[k], k);
-    tr.className = fresh.className + (k === current ? " current" : "");
+    const tr = body.children[i];
+    const fresh = row(state.beads[i], first + i);
+    tr.className = fresh.className + (first + i === current ? " current" : "");
     tr.replaceChildren(...fresh.children);
     showCounts();
   }
 
   function select(k, focus) {
-    if (!state || k < 0 || k >= state.beads.length) return;
-    if (k < first || k >= first + pageSize) draw(k);
+    if (!state || loading || k < 0 || k >= total()) return;
+    if (k < first || k >= first + state.beads.length) {
+      load(k, focus);
+      return;
+    }
     body.querySelectorAll("tr.current").forEach((tr) => {
       tr.classList.remove("current");
       tr.removeAttribute("aria-current");
@@ -192,14 +220,14 @@
   }
 
   function merge(side) {
-    const k = lastIndex(state.beads[current], side);
+    const k = lastIndex(beadAt(current), side);
     if (k !== null) act("POST", "merge/", { side, index: k });
   }
 
   function split(side) {
-    const k = lastIndex(state.beads[current], side);
+    const k = lastIndex(beadAt(current), side);
     if (k === null) return;
-    const text = state[`${side}_sentences`][k];
+    const text = state.sentences[side][String(k)];
     const word = window.prompt(`Split ${side} sentence ${k + 1} before which words?\n\n${text}`);
     if (!word) return;
     const offset = text.indexOf(word, 1);
@@ -213,10 +241,10 @@
   }
 
   function pairByHand() {
-    const bead = state.beads[current];
+    const bead = beadAt(current);
     const side = bead.source.length ? "target" : "source";
     const have = bead.source.length ? "source" : "target";
-    const count = state[`${side}_sentences`].length;
+    const count = state.sentence_counts[side];
     const answer = window.prompt(`Pair ${have} sentence(s) ${bead[have].map((k) => k + 1).join(", ")} with which ${side} sentence number(s)? (1 to ${count})`);
     if (answer === null) return;
     const other = numbers(answer, count);
@@ -227,9 +255,9 @@
   const KEYS = {
     ArrowDown: () => select(current + 1, true), j: () => select(current + 1, true),
     ArrowUp: () => select(current - 1, true), k: () => select(current - 1, true),
-    a: () => decide(state.beads[current], "accepted"),
-    r: () => decide(state.beads[current], "rejected"),
-    u: () => decide(state.beads[current], "pending"),
+    a: () => decide(beadAt(current), "accepted"),
+    r: () => decide(beadAt(current), "rejected"),
+    u: () => decide(beadAt(current), "pending"),
     m: () => merge("source"), M: () => merge("target"), p: () => pairByHand(),
     s: () => split("source"), S: () => split("target"),
   };
@@ -240,6 +268,7 @@
     const handler = KEYS[event.key];
     if (!handler || !state.beads.length) return;
     event.preventDefault();
+    if (loading) return; // a page is on its way: the key would act on the one it replaces
     handler();
   });
 
@@ -257,17 +286,15 @@
     const subcorpus = String(new FormData(event.target).get("subcorpus"));
     act("POST", "send/", { subcorpus }, (result) => {
       const note = `${result.pairs} pairs sent to annotation` + (result.too_long ? ` (${result.too_long} too long, left out)` : "");
-      call("GET", "").then((data) => {
-        render(data);
+      load(current).then(() => {
         counts.textContent = `${note}. ${counts.textContent}`;
-      }).catch((err) => showError(err.message));
+      });
     });
   });
 
   document.querySelector("#order select").addEventListener("change", (event) => {
     order = event.target.value;
-    current = 0;
-    call("GET", "").then(render).catch((err) => showError(err.message));
+    load(0);
   });
 
   document.getElementById("learn").addEventListener("click", () => {
@@ -277,9 +304,9 @@
         ? `learnt from ${result.decisions} decisions; ${result.predicted} pending beads scored`
         : `needs ${result.needed_per_kind} accepted and ${result.needed_per_kind} rejected beads (has ${result.accepted} and ${result.decisions - result.accepted})`;
       order = result.trained ? "likeliest" : order;
-      call("GET", "").then(render).catch((err) => showError(err.message));
+      load(result.trained ? 0 : current);
     });
   });
 
-  call("GET", "").then(render).catch((err) => showError(err.message));
+  load(0);
 })();
