@@ -96,7 +96,9 @@ def _document_pairs(n: int) -> str:
 @never_cache
 @login_required
 def document_review(request: HttpRequest, document_pair_id: int) -> HttpResponse:
-    dp = selectors.reviewable_document_pairs(user=request.user).filter(pk=document_pair_id).first()
+    # the page reads its beads from the API a page at a time: nothing of the documents here
+    pairs = selectors.reviewable_document_pairs(user=request.user).defer(*selectors.HEAVY_FIELDS)
+    dp = pairs.filter(pk=document_pair_id).first()
     if dp is None:
         raise Http404("No such document pair, or you do not lead its project.")
     context = {

@@ -237,3 +237,33 @@ def test_an_action_answers_the_page_it_is_asked_for(project, lead):
     assert len(accepted["beads"]) == 3 and "source_sentences" not in accepted
     assert all(b["decision"] == "accepted" or b["null"] for b in accepted["beads"])
     assert accepted["counts"]["accepted"] == dp.beads.filter(decision="accepted").count() > 0
+
+
+def test_a_page_of_the_review_reads_nothing_of_the_documents_whole(project, lead):
+    """The review page and a page of its state: the answer's size does not grow with the
+    documents, no statement reads an uploaded file, and the sentences are read only through
+    the database's JSON functions (the page's sentences, or a count)."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    api, browser = client_for(lead), Client()
+    browser.force_login(lead)
+    sizes = {}
+    for sentences in (12, 600):
+        dp = _aligned_pair(project, lead, sentences)
+        with CaptureQueriesContext(connection) as queries:
+            answer = api.get(f"/api/document-pairs/{dp.pk}/?offset=5&limit=5")
+            page = browser.get(f"/documents/{dp.pk}/review/")
+        assert answer.status_code == 200 and page.status_code == 200
+        sizes[sentences] = len(answer.content)
+        for query in queries.captured_queries:
+            sql = query["sql"]
+            assert "_original" not in sql, sql
+            if "_sentences" in sql:
+                assert (
+                    "json_each(" in sql
+                    or "jsonb_array_elements_text(" in sql
+                    or ("array_length(" in sql)
+                ), sql
+    assert abs(sizes[600] - sizes[12]) < 60  # the numbers in it grow by a digit or two
