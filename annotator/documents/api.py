@@ -320,9 +320,11 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
         pairs = selectors.reviewable_document_pairs(user=self.request.user)
         return pairs.defer("source_original", "target_original")
 
-    def _run(self, request, form_class, work):
+    def _run(self, request, form_class, work, light: bool = False):
+        """``work`` done on the pair (``light``: it needs nothing of the documents), answered
+        with the new state, whole or the page asked for."""
         page = _page_params(request)
-        dp = self.get_object()
+        dp = self.get_object_light() if light else self.get_object()
         _apply(dp, request, form_class, work)
         if page is not None:  # a page: read nothing of the documents
             return _state(self.get_object_light(), request, page)
@@ -393,7 +395,7 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
     @action(detail=True, methods=["post"], url_path="accept-above")
     def accept_above(self, request, pk=None):
         return self._run(request, ThresholdRequest, lambda dp, d: services.accept_above(
-            document_pair=dp, threshold=d["threshold"], user=request.user))  # fmt: skip
+            document_pair=dp, threshold=d["threshold"], user=request.user), light=True)  # fmt: skip
 
     @extend_schema(summary="Merge a sentence with the next one, then realign",
                    request=MergeRequest, parameters=PAGE_PARAMETERS,
@@ -428,7 +430,7 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
                                             status_codes=["202"])])  # fmt: skip
     @action(detail=True, methods=["post"])
     def align(self, request, pk=None):
-        dp = self.get_object()
+        dp = self.get_object_light()  # the job reads the documents, not this request
         job = services.start_align_job(project=dp.project, user=request.user, document_pairs=[dp])
         return Response(_job_data(request, job), status=status.HTTP_202_ACCEPTED)
 
@@ -446,7 +448,7 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
     )  # fmt: skip
     @action(detail=True, methods=["post"])
     def learn(self, request, pk=None):
-        dp = self.get_object()
+        dp = self.get_object_light()
         return Response(services.learn_from_decisions(project=dp.project))
 
     @extend_schema(summary="Send the accepted beads to annotation as pairs of a subcorpus",
