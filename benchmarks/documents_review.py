@@ -8,7 +8,8 @@ beads made directly: no aligner run) in a throwaway SQLite database (or ``DATABA
 server, a database of its own), read through the documents API with Django's test client
 in-process (DEBUG off, a lead's session): the whole review state (``GET``, the API's
 default), its first page of 200 beads (``?offset=0&limit=200``, the review page's first load)
-and a page halfway, one decision answered with the whole state (the API's default) and one answered with
+and a page halfway, a merge of two sentences and the split that undoes it (each answered with
+its first page), one decision answered with the whole state (the API's default) and one answered with
 the bead and the counts (``?answer=bead``, what the review page sends on a key press). Each
 figure is the median of ``--rounds`` requests, the server's own time and the answer's size,
 beside the same request on the short pair (the anchor), and their ratio.
@@ -67,31 +68,44 @@ def make_pair(lead, sentences: int):
 
 def measure(client, dp, rounds: int) -> dict[str, tuple[float, int]]:
     """Median milliseconds and bytes of each request on ``dp``."""
-    bead = dp.beads.order_by("position").values_list("pk", flat=True)[1]
     base = f"/api/document-pairs/{dp.pk}/"
     middle = dp.beads.count() // 400 * 200
+    cut = len(dp.source_sentences[1]) + 1
     requests = {
         "the whole state (the API's default)": lambda k: client.get(base),
         "its first page (the page's first load)": lambda k: client.get(f"{base}?offset=0&limit=200"),
         "a page halfway": lambda k: client.get(f"{base}?offset={middle}&limit=200"),
         "a decision, whole state answered": lambda k: client.post(
-            base + "decide/", {"bead": bead, "decision": ("accepted", "rejected")[k % 2]},
+            base + "decide/", {"bead": bead(), "decision": ("accepted", "rejected")[k % 2]},
             content_type="application/json"),
         "a decision, ?answer=bead (a key press)": lambda k: client.post(
-            base + "decide/?answer=bead", {"bead": bead, "decision": ("accepted", "rejected")[k % 2]},
+            base + "decide/?answer=bead", {"bead": bead(), "decision": ("accepted", "rejected")[k % 2]},
+            content_type="application/json"),
+        # a merge of sentences 2 and 3, then the split that undoes it: each answers a page
+        "a merge, its page answered": lambda k: client.post(
+            f"{base}merge/?offset=0&limit=200", {"side": "source", "index": 1},
+            content_type="application/json"),
+        "the split undoing it, its page answered": lambda k: client.post(
+            f"{base}split/?offset=0&limit=200", {"side": "source", "index": 1, "offset": cut},
             content_type="application/json"),
     }  # fmt: skip
-    out = {}
-    for name, send in requests.items():
-        times, size = [], 0
-        for k in range(rounds):
+    times = {name: [] for name in requests}
+    sizes = {}
+    second: list[int] = []
+
+    def bead() -> int:
+        return second[-1]
+
+    for k in range(rounds):  # a round sends each request once, in turn (the split undoes the merge)
+        # the second bead as it is now (a merge or split realigns: its beads are new rows)
+        second.append(dp.beads.order_by("position").values_list("pk", flat=True)[1])
+        for name, send in requests.items():
             start = time.perf_counter()
             answer = send(k)
-            times.append((time.perf_counter() - start) * 1000)
+            times[name].append((time.perf_counter() - start) * 1000)
             assert answer.status_code == 200, (name, answer.status_code, answer.content[:200])
-            size = len(answer.content)
-        out[name] = (statistics.median(times), size)
-    return out
+            sizes[name] = len(answer.content)
+    return {name: (statistics.median(times[name]), sizes[name]) for name in requests}
 
 
 PAGE_SETUP = """

@@ -404,7 +404,7 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
     @action(detail=True, methods=["post"])
     def merge(self, request, pk=None):
         return self._run(request, MergeRequest, lambda dp, d: services.merge_sentences(
-            document_pair=dp, side=d["side"], index=d["index"]))  # fmt: skip
+            document_pair=dp, side=d["side"], index=d["index"]), light=True)  # fmt: skip
 
     @extend_schema(summary="Split a sentence at a character offset, then realign",
                    request=SplitRequest, parameters=PAGE_PARAMETERS,
@@ -413,7 +413,7 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
     @action(detail=True, methods=["post"])
     def split(self, request, pk=None):
         return self._run(request, SplitRequest, lambda dp, d: services.split_sentence(
-            document_pair=dp, side=d["side"], index=d["index"], offset=d["offset"]))  # fmt: skip
+            document_pair=dp, side=d["side"], index=d["index"], offset=d["offset"]), light=True)  # fmt: skip
 
     @extend_schema(summary="Pair sentences by hand (an accepted bead; overlapping pending beads "
                    "are rejected)", request=PairRequest,

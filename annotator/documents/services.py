@@ -16,6 +16,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from annotator.documents import realign
 from annotator.documents.reading import (
     DocumentError,
     ReadDocument,
@@ -120,14 +121,7 @@ def propose_beads(document_pair: DocumentPair) -> list[tuple[list[int], list[int
 
         found = match_comparable(src, tgt)
         return [([p.src], [p.tgt], min(1.0, float(p.score))) for p in found]
-    blocks = {}
-    if document_pair.source_blocks and document_pair.target_blocks:
-        blocks = {"src_blocks": document_pair.source_blocks,
-                  "tgt_blocks": document_pair.target_blocks}  # fmt: skip
-    from alignment_core.sentalign.align import align_parallel  # worker only: numba
-
-    beads = align_parallel(src, tgt, **blocks)
-    return [(list(b.src), list(b.tgt), float(b.confidence)) for b in beads]
+    return propose_parallel(src, tgt, document_pair.source_blocks, document_pair.target_blocks)
 
 
 Decisions = dict[tuple[tuple[str, ...], tuple[str, ...]], Bead]
@@ -232,22 +226,56 @@ def accept_above(*, document_pair: DocumentPair, threshold: float, user: Any) ->
     return len(beads)
 
 
-def _edit_sentences(*, document_pair: DocumentPair, side: str, edit) -> DocumentPair:
+def _edit_sentences(
+    *, document_pair: DocumentPair, side: str, edit, touched: Sequence[int] = (), delta: int = 0
+) -> DocumentPair:
+    """``edit`` the sentences of ``side`` (it changes sentences ``touched`` and the count by
+    ``delta``), then realign: a long parallel pair around the edit only (``realign``)."""
     if side not in ("source", "target"):
         raise DocumentError(f"side must be source or target, not {side!r}")
     with transaction.atomic():
-        dp = DocumentPair.objects.select_for_update().get(pk=document_pair.pk)
-        keep = decisions_by_text(dp)
-        sentences = list(getattr(dp, f"{side}_sentences"))
-        blocks = list(getattr(dp, f"{side}_blocks"))
-        sentences, blocks = edit(sentences, blocks)
+        pairs = DocumentPair.objects.select_for_update().defer("source_original", "target_original")
+        dp = pairs.get(pk=document_pair.pk)
+        if dp.beads.filter(pair__isnull=False).exists():
+            raise DocumentError("sentences of a document with pairs sent to annotation are fixed")
+        old = {s: list(getattr(dp, f"{s}_sentences")) for s in realign.SIDES}
+        sentences, blocks = edit(list(old[side]), list(getattr(dp, f"{side}_blocks")))
         setattr(dp, f"{side}_sentences", sentences)
         setattr(dp, f"{side}_blocks", blocks)
         dp.save(update_fields=[f"{side}_sentences", f"{side}_blocks"])
-        if dp.beads.filter(pair__isnull=False).exists():
-            raise DocumentError("sentences of a document with pairs sent to annotation are fixed")
-        align_document_pair(document_pair=dp, keep=keep)
+        window = _local_window(dp, old, side, touched)
+        if window is None:
+            keep = {
+                (tuple(old["source"][i] for i in b.source),
+                 tuple(old["target"][j] for j in b.target)): b
+                for b in dp.beads.exclude(decision=Bead.Decision.PENDING)
+            }  # fmt: skip
+            align_document_pair(document_pair=dp, keep=keep)
+        else:
+            realign.realign_window(dp=dp, window=window, side=side, delta=delta, old=old,
+                                   propose=propose_parallel)  # fmt: skip
         return dp
+
+
+def _local_window(dp: DocumentPair, old: dict[str, list[str]], side: str, touched):
+    """The window a long parallel pair is realigned in after an edit (old numbering); None:
+    realign the pair whole."""
+    if dp.kind != DocumentPair.Kind.PARALLEL or not touched:
+        return None
+    if dp.beads.count() <= realign.LOCAL_ABOVE:
+        return None
+    sizes = {s: len(old[s]) for s in realign.SIDES}
+    return realign.find_window(realign.bead_spans(dp.pk, sizes), sizes, side, touched)
+
+
+def propose_parallel(src, tgt, src_blocks=None, tgt_blocks=None) -> list:
+    """The parallel aligner's beads for these sentences: (source, target, confidence)."""
+    from alignment_core.sentalign.align import align_parallel  # worker only: numba
+
+    both = bool(src_blocks and tgt_blocks)  # block boundaries are anchors only given both
+    blocks = {"src_blocks": src_blocks, "tgt_blocks": tgt_blocks} if both else {}
+    beads = align_parallel(src, tgt, **blocks)
+    return [(list(b.src), list(b.tgt), float(b.confidence)) for b in beads]
 
 
 def merge_sentences(*, document_pair: DocumentPair, side: str, index: int) -> DocumentPair:
@@ -261,7 +289,9 @@ def merge_sentences(*, document_pair: DocumentPair, side: str, index: int) -> Do
             del blocks[index + 1]
         return sentences, blocks
 
-    return _edit_sentences(document_pair=document_pair, side=side, edit=edit)
+    return _edit_sentences(
+        document_pair=document_pair, side=side, edit=edit, touched=(index, index + 1), delta=-1
+    )
 
 
 def split_sentence(
@@ -284,7 +314,9 @@ def split_sentence(
             blocks.insert(index, blocks[index])
         return sentences, blocks
 
-    return _edit_sentences(document_pair=document_pair, side=side, edit=edit)
+    return _edit_sentences(
+        document_pair=document_pair, side=side, edit=edit, touched=(index,), delta=1
+    )
 
 
 def send_to_annotation(

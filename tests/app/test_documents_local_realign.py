@@ -1,0 +1,150 @@
+"""A long parallel document pair is realigned around a merge or a split, not whole: the
+aligner reads a window of sentences whose size follows the margin, not the documents, and
+the beads come out as a whole realignment would give them, decisions carried over."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from annotator.documents import realign, services
+from annotator.models import Bead, DocumentPair
+
+SENTENCES = 300
+
+
+def long_pair(project, lead, name: str) -> DocumentPair:
+    rng = random.Random(7)
+    words = ["Haus", "See", "Berg", "Dorf", "Weg", "Wald", "Hof", "Bach"]
+    mots = ["maison", "lac", "montagne", "village", "chemin", "forêt", "ferme", "ruisseau"]
+    de, fr = [], []
+    for k in range(SENTENCES):
+        picks = rng.sample(range(len(words)), 3)
+        de.append(f"Im Jahr {1700 + k} sah man {' und '.join(words[p] for p in picks)} hier.")
+        fr.append(f"En {1700 + k}, on voyait ici {' et '.join(mots[p] for p in picks)}.")
+    (dp,) = services.create_document_pairs(
+        project=project, user=lead, name=name,
+        source=services.Upload("l.de", "\n".join(de).encode(), "de"),
+        target=services.Upload("l.fr", "\n".join(fr).encode(), "fr"),
+    )  # fmt: skip
+    services.align_document_pair(document_pair=dp)
+    return dp
+
+
+def listing(dp: DocumentPair) -> list[tuple]:
+    return [
+        (tuple(b.source), tuple(b.target), b.decision) for b in dp.beads.order_by("position", "id")
+    ]
+
+
+def decide_some(dp: DocumentPair, lead) -> None:
+    beads = list(dp.beads.order_by("position"))
+    for k, decision in ((10, "accepted"), (148, "rejected"), (153, "accepted"), (290, "accepted")):
+        services.decide(bead=beads[k], decision=decision, user=lead)
+
+
+@pytest.fixture
+def small_window(monkeypatch):
+    monkeypatch.setattr(realign, "LOCAL_ABOVE", 100)
+    monkeypatch.setattr(realign, "LOCAL_MARGIN", 12)
+    seen: list[tuple[int, int]] = []
+    aligner = services.propose_parallel
+
+    def counting(src, tgt, src_blocks=None, tgt_blocks=None):
+        seen.append((len(src), len(tgt)))
+        return aligner(src, tgt, src_blocks, tgt_blocks)
+
+    monkeypatch.setattr(services, "propose_parallel", counting)
+    return seen
+
+
+def test_a_merge_and_a_split_in_a_long_pair_realign_a_window_as_the_whole_would(
+    project, lead, small_window, monkeypatch
+):
+    local, whole = long_pair(project, lead, "local"), long_pair(project, lead, "whole")
+    assert listing(local) == listing(whole)
+    assert len(listing(local)) == SENTENCES  # one to one throughout: the edits below show
+    for dp in (local, whole):
+        decide_some(dp, lead)
+    before = listing(local)
+
+    small_window.clear()
+    local = services.merge_sentences(document_pair=local, side="source", index=150)
+    assert len(small_window) == 1 and max(small_window[0]) <= 2 * 12 + 4, small_window
+    monkeypatch.setattr(realign, "LOCAL_ABOVE", 10**9)  # the twin: realigned whole
+    whole = services.merge_sentences(document_pair=whole, side="source", index=150)
+    assert small_window[1] == (SENTENCES - 1, SENTENCES)
+    assert listing(local) == listing(whole)
+    merged = local.beads.get(source=[150])
+    assert merged.target == [150, 151] and merged.decision == "pending"
+    # the beads after the window moved their source numbers by one, decisions kept
+    assert local.beads.get(position=289).source == [289]
+    assert local.beads.get(position=289).decision == "accepted"  # was bead 290
+    assert local.beads.get(position=152).decision == "accepted"  # was 153: inside the window
+    assert local.beads.get(position=148).decision == "rejected"
+
+    monkeypatch.setattr(realign, "LOCAL_ABOVE", 100)
+    small_window.clear()
+    text = local.source_sentences[150]
+    local = services.split_sentence(
+        document_pair=local, side="source", index=150, offset=text.index("Im Jahr", 1)
+    )
+    assert len(small_window) == 1 and max(small_window[0]) <= 2 * 12 + 4, small_window
+    assert listing(local) == before  # as it was before the merge, decisions and all
+    positions = list(local.beads.order_by("position").values_list("position", flat=True))
+    assert positions == list(range(SENTENCES))
+
+
+def test_a_bead_paired_by_hand_across_the_document_widens_the_window_to_a_clean_cut(
+    project, lead, small_window
+):
+    """Source 20 paired with target 280 by hand: no cut between them leaves the sentences
+    before it apart from those after, so the window spans them; every sentence is still in
+    one bead of the new alignment, in order."""
+    dp = long_pair(project, lead, "crossed")
+    services.pair_by_hand(document_pair=dp, source=[20], target=[280], user=lead)
+    small_window.clear()
+    dp = services.merge_sentences(document_pair=dp, side="target", index=150)
+    assert len(small_window) == 1
+    src, tgt = small_window[0]
+    assert src >= 280 - 20 and tgt >= 280 - 20  # from before 20 to after 280
+    rows = listing(dp)
+    assert sorted(i for s, _, _ in rows for i in s) == list(range(SENTENCES))
+    assert sorted(j for _, t, _ in rows for j in t) == list(range(SENTENCES - 1))
+
+
+def spans(rows, size: int = 10) -> np.ndarray:
+    return np.array([
+        (i, p, min(s, default=size), max(s, default=-1), min(t, default=size), max(t, default=-1))
+        for i, p, s, t in rows
+    ])  # fmt: skip
+
+
+def test_the_window_is_cut_where_no_bead_crosses(project, lead):
+    rows = [(k, k, [k], [k]) for k in range(10)]
+    rows[4] = (4, 4, [4], [4, 5])
+    rows[5] = (5, 5, [5], [])  # source 5 unpaired: target 5 is in bead 4
+    sizes = {"source": 10, "target": 10}
+    window = realign.find_window(spans(rows), sizes, "source", [5], margin=0)
+    assert (window.first, window.stop, window.ids) == (5, 6, [5])
+    assert window.start == {"source": 5, "target": 6} and window.end == {"source": 6, "target": 6}
+    crossed = [*rows[:2], (2, 2, [2], [8]), *rows[3:]]
+    window = realign.find_window(spans(crossed), sizes, "source", [5], margin=0)
+    assert (window.first, window.stop) == (2, 9)
+    tied = [*rows[:6], (6, 5, [6], [6]), *rows[7:]]  # beads 5 and 6 share a position
+    window = realign.find_window(spans(tied), sizes, "source", [5], margin=0)
+    assert (window.first, window.stop) == (5, 7)
+    assert realign.find_window(spans(rows), sizes, "target", [42]) is None
+    widest = realign.find_window(spans(rows), sizes, "source", [0, 1], margin=50)
+    assert (widest.first, widest.stop, widest.stop_position) == (0, 10, None)
+
+
+def test_the_beads_spans_are_read_by_the_database_as_the_beads_hold_them(project, lead):
+    dp = long_pair(project, lead, "spans")
+    services.pair_by_hand(document_pair=dp, source=[3, 4], target=[7], user=lead)
+    Bead.objects.filter(document_pair=dp, position=9).update(target=[])
+    sizes = {"source": SENTENCES, "target": SENTENCES}
+    rows = [(b.pk, b.position, b.source, b.target) for b in dp.beads.order_by("position", "id")]
+    assert realign.bead_spans(dp.pk, sizes).tolist() == spans(rows, SENTENCES).tolist()
