@@ -1,6 +1,6 @@
 """Sentence alignment (issue 33): quality on Text+Berg dev, speed, and comparable documents.
 
-    .venv/bin/python benchmarks/sentalign.py [--data DIR] [--only quality|calibration|speed|comparable|batch]
+    .venv/bin/python benchmarks/sentalign.py [--data DIR] [--only quality|calibration|speed|comparable|batch|window]
         [--no-big] [--json FILE]
     .venv/bin/python benchmarks/sentalign.py --only batch [--pairs N]
 
@@ -29,6 +29,11 @@
   directories matched by name; goal <= 2 s), beside the anchor of the same run: the seven
   pairs in seven separate processes, as before (18 s in the held-out run). Wall and CPU time
   (children's user + system) of each, their ratio, and whether both wrote the same beads.
+* window: a long pair is realigned around a merge or split, not whole
+  (``annotator/documents/realign.py``): dev four times over aligned whole, then windows of
+  60 to 400 beads each side of a random bead aligned alone; the share of the gold beads
+  inside each window that the window's own alignment finds, beside the whole alignment's
+  (the anchor), and the window's time.
 * upload: ``benchmarks/documents_scale.py`` measures the web process during an upload.
 * comparable: document pairs built from Edinburgh++'s MTC paraphrase pairs (20 pairs a
   document, targets shuffled, 20% of them dropped, 5 distractors from other documents added);
@@ -446,10 +451,62 @@ def comparable(folder: Path, seed: int = 0) -> dict:
     return out
 
 
+def window(folder: Path, copies: int = 4, trials: int = 40, seed: int = 1) -> dict:
+    """A long pair realigned around an edit (``annotator/documents/realign.py``): the window's
+    beads aligned on their own, against the same beads of the whole pair's alignment."""
+    src, tgt, gold = read_textberg(folder)
+    n, m = len(src), len(tgt)
+    src_k, tgt_k = src * copies, tgt * copies
+    start = time.perf_counter()
+    whole = align_parallel(src_k, tgt_k)
+    whole_s = time.perf_counter() - start
+    paired = [(s, t) for s, t in gold if s and t]
+    golds = {
+        (tuple(i + k * n for i in s), tuple(j + k * m for j in t))
+        for k in range(copies)
+        for s, t in paired
+    }
+    rng = random.Random(seed)
+    print(f"Realigning a window: textberg-dev {copies} times over ({n * copies} x {m * copies}, "
+          f"aligned whole in {whole_s:.2f} s), {trials} windows a margin")  # fmt: skip
+    print("  margin (beads each side)   gold beads found: window alone   whole   ratio   time")
+    out = {}
+    for margin in (60, 150, 250, 400):
+        local_hits = whole_hits = total = 0
+        times = []
+        for _ in range(trials):
+            c = rng.randrange(len(whole))
+            beads = whole[max(0, c - margin) : c + margin + 1]
+            ss = [i for b in beads for i in b.src]
+            tt = [j for b in beads for j in b.tgt]
+            s0, s1, t0, t1 = min(ss), max(ss) + 1, min(tt), max(tt) + 1
+            start = time.perf_counter()
+            local = align_parallel(src_k[s0:s1], tgt_k[t0:t1])
+            times.append(time.perf_counter() - start)
+            got = {(tuple(i + s0 for i in b.src), tuple(j + t0 for j in b.tgt)) for b in local}
+            want = {(b.src, b.tgt) for b in beads}
+            inside = {
+                g
+                for g in golds
+                if s0 <= g[0][0] and g[0][-1] < s1 and t0 <= g[1][0] and g[1][-1] < t1
+            }
+            local_hits += len(got & inside)
+            whole_hits += len(want & inside)
+            total += len(inside)
+        a, b = local_hits / total, whole_hits / total
+        med = sorted(times)[len(times) // 2]
+        out[margin] = {"window": a, "whole": b, "seconds": med}
+        print(f"  {margin:<26} {a:31.3f}   {b:.3f}   {a / b:.3f}   {med * 1000:.0f} ms")
+    print("  the app realigns 250 beads each side of an edit in a pair of more than 2,000 beads")
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data")
-    ap.add_argument("--only", choices=("quality", "calibration", "speed", "comparable", "batch"))
+    ap.add_argument(
+        "--only", choices=("quality", "calibration", "speed", "comparable", "batch", "window")
+    )
     ap.add_argument("--pairs", type=int, default=7, help="batch: how many document pairs")
     ap.add_argument("--json")
     ap.add_argument("--no-big", action="store_true", help="skip the 40,000 / 160,000 sizes")
@@ -465,6 +522,7 @@ def main() -> int:
         ("speed", lambda f: speed(f, big=not args.no_big)),
         ("comparable", comparable),
         ("batch", lambda f: batch(f, n=args.pairs)),
+        ("window", window),
     ):
         if args.only in (None, name):
             results[name] = fn(folder)

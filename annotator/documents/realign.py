@@ -27,7 +27,7 @@ from django.utils import timezone
 from annotator.models import Bead, DocumentPair
 
 LOCAL_ABOVE = 2000  # beads: a longer pair realigns around an edit
-LOCAL_MARGIN = 60  # beads on each side of the edit
+LOCAL_MARGIN = 250  # beads on each side of the edit (benchmarks/sentalign.py --only window)
 
 SIDES = ("source", "target")
 
