@@ -150,12 +150,13 @@ def shift_later_beads(
 
 
 def realign_window(
-    *, dp: DocumentPair, window: Window, side: str, delta: int,
+    *, dp: DocumentPair, window: Window, side: str, touched: Sequence[int], delta: int,
     old: dict[str, list[str]], propose,
 ) -> int:  # fmt: skip
     """Replace the window's beads by the aligner's beads for its sentences (``dp``'s, already
     edited; ``old``: each side's sentences before the edit, for carrying decisions over by
-    text), the beads after it shifted. ``propose(src, tgt, src_blocks, tgt_blocks)`` is the
+    text), the beads after it shifted, the beads paired by hand kept (``with_hand_beads``)
+    unless they hold an edited sentence. ``propose(src, tgt, src_blocks, tgt_blocks)`` is the
     aligner. Returns how many beads the window now holds. Inside the caller's transaction."""
     start, end = dict(window.start), dict(window.end)
     end[side] += delta
@@ -168,29 +169,95 @@ def realign_window(
         blocks["target"][start["target"] : end["target"]] if both else None,
     )  # fmt: skip
     ids = window.ids
-    keep = {
-        (tuple(old["source"][i] for i in b.source), tuple(old["target"][j] for j in b.target)): b
-        for b in Bead.objects.filter(pk__in=ids).exclude(decision=Bead.Decision.PENDING)
-    }
+    keep, hand = {}, []
+    for b in Bead.objects.filter(pk__in=ids).exclude(decision=Bead.Decision.PENDING):
+        keep[(tuple(old["source"][i] for i in b.source),
+              tuple(old["target"][j] for j in b.target))] = b  # fmt: skip
+    for b in Bead.objects.filter(pk__in=ids, confidence__isnull=True):
+        moved = renumbered(b, side, touched, delta)
+        if moved is not None:
+            hand.append(moved)
     Bead.objects.filter(pk__in=ids).delete()
-    shift_later_beads(dp, window, side, delta, len(proposed))
+    placed = with_hand_beads(
+        [([start["source"] + i for i in src], [start["target"] + j for j in tgt], confidence)
+         for src, tgt, confidence in proposed],
+        hand,
+    )  # fmt: skip
+    shift_later_beads(dp, window, side, delta, len(placed))
+    now = timezone.now()
     rows = []
-    for k, (src, tgt, confidence) in enumerate(proposed):
-        src = [start["source"] + i for i in src]
-        tgt = [start["target"] + j for j in tgt]
+    for k, item in enumerate(placed):
+        src, tgt = item[0], item[1]
         key = (
             tuple(dp.source_sentences[i] for i in src),
             tuple(dp.target_sentences[j] for j in tgt),
         )
-        earlier = keep.get(key)
-        rows.append(Bead(
-            document_pair=dp, position=window.first_position + k, source=src, target=tgt,
-            confidence=round(confidence, 4),
-            decision=earlier.decision if earlier else Bead.Decision.PENDING,
-            decided_by_id=earlier.decided_by_id if earlier else None,
-            decided_at=earlier.decided_at if earlier else None,
-        ))  # fmt: skip
+        rows.append(new_bead(dp, window.first_position + k, item, keep.get(key), now))
     Bead.objects.bulk_create(rows)
     dp.aligned_at = timezone.now()
     dp.save(update_fields=["aligned_at"])
     return len(rows)
+
+
+# --- beads paired by hand survive a realignment -----------------------------------------
+
+Proposal = tuple[list[int], list[int], float]
+HandBead = tuple[list[int], list[int], Bead]  # its sentences in the new numbering, the bead
+Placed = tuple[list[int], list[int], float | None, Bead | None, Bead | None]
+
+
+def renumbered(bead: Bead, side: str, touched: Sequence[int], delta: int) -> HandBead | None:
+    """``bead``'s sentences after an edit of sentences ``touched`` of ``side`` that changed
+    their count by ``delta``; None when it holds an edited sentence (its text is gone)."""
+    held = {"source": list(bead.source), "target": list(bead.target)}
+    if touched and set(held[side]) & set(touched):
+        return None
+    if touched:
+        held[side] = [i + delta if i > max(touched) else i for i in held[side]]
+    return held["source"], held["target"], bead
+
+
+def with_hand_beads(proposed: Sequence[Proposal], hand: Sequence[HandBead]) -> list[Placed]:
+    """The aligner's proposals with the beads a lead paired by hand put back, each just before
+    the first proposal that shares a sentence with it (at the end if none does). Each item:
+    ``(source, target, confidence, the hand bead or None, the accepted hand bead the proposal
+    shares a sentence with or None)``: such a proposal is rejected, as pairing by hand does."""
+    by_side: dict[str, dict[int, list[int]]] = {"source": {}, "target": {}}
+    for h, (src, tgt, _) in enumerate(hand):
+        for s, held in (("source", src), ("target", tgt)):
+            for i in held:
+                by_side[s].setdefault(i, []).append(h)
+    placed: set[int] = set()
+    out: list[Placed] = []
+    for src, tgt, confidence in proposed:
+        hits = sorted(
+            {h for i in src for h in by_side["source"].get(i, ())}
+            | {h for j in tgt for h in by_side["target"].get(j, ())}
+        )
+        for h in hits:
+            if h not in placed:
+                placed.add(h)
+                out.append((hand[h][0], hand[h][1], None, hand[h][2], None))
+        blocking = next((hand[h][2] for h in hits if hand[h][2].decision == "accepted"), None)
+        out.append((list(src), list(tgt), confidence, None, blocking))
+    out += [(s, t, None, b, None) for h, (s, t, b) in enumerate(hand) if h not in placed]
+    return out
+
+
+def new_bead(dp: DocumentPair, position: int, item: Placed, earlier: Bead | None, now) -> Bead:
+    """The row of one placed item: a hand bead as it was; a proposal with the decision made
+    earlier on the same sentences, else rejected when it shares a sentence with an accepted
+    hand bead, else pending."""
+    src, tgt, confidence, hand, blocking = item
+    decided = hand or earlier
+    if decided is not None:
+        decision, by, at = decided.decision, decided.decided_by_id, decided.decided_at
+    elif blocking is not None:
+        decision, by, at = Bead.Decision.REJECTED, blocking.decided_by_id, now
+    else:
+        decision, by, at = Bead.Decision.PENDING, None, None
+    return Bead(
+        document_pair=dp, position=position, source=src, target=tgt,
+        confidence=None if hand is not None else round(confidence, 4),
+        decision=decision, decided_by_id=by, decided_at=at,
+    )  # fmt: skip

@@ -145,43 +145,43 @@ def _texts(dp: DocumentPair, src: Sequence[int], tgt: Sequence[int]):
 
 
 def align_document_pair(
-    *, document_pair: DocumentPair, keep: Decisions | None = None
-) -> list[Bead]:
+    *, document_pair: DocumentPair, keep: Decisions | None = None,
+    hand: Sequence[realign.HandBead] | None = None,
+) -> list[Bead]:  # fmt: skip
     """(Re)align the pair. A decision already made on the same sentences (``keep``, by default
-    the pair's own decided beads) is carried over; beads already sent to annotation are never
-    touched, and the aligner's bead with their sentences is not proposed again."""
-    write_beads(document_pair=document_pair, keep=keep)
+    the pair's own decided beads) is carried over; beads paired by hand are kept (``hand``, by
+    default the pair's own); beads already sent to annotation are never touched, and the
+    aligner's bead with their sentences is not proposed again."""
+    write_beads(document_pair=document_pair, keep=keep, hand=hand)
     return list(document_pair.beads.all())
 
 
 BEAD_BATCH = 2000
 
 
-def write_beads(*, document_pair: DocumentPair, keep: Decisions | None = None) -> int:
+def write_beads(
+    *, document_pair: DocumentPair, keep: Decisions | None = None,
+    hand: Sequence[realign.HandBead] | None = None,
+) -> int:  # fmt: skip
     """``align_document_pair``'s work without reading the beads back: returns how many beads
     were written, ``BEAD_BATCH`` rows at a time (a 160,000-sentence pair never holds all its
     Bead objects at once)."""
     keep = decisions_by_text(document_pair) if keep is None else keep
-    proposed = propose_beads(document_pair)
+    if hand is None:
+        made = document_pair.beads.filter(confidence__isnull=True, pair__isnull=True)
+        hand = [(list(b.source), list(b.target), b) for b in made]
+    placed = realign.with_hand_beads(propose_beads(document_pair), hand)
     written = 0
     with transaction.atomic():
         dp = DocumentPair.objects.select_for_update().get(pk=document_pair.pk)
         sent = {(tuple(b.source), tuple(b.target)) for b in dp.beads.filter(pair__isnull=False)}
         Bead.objects.filter(document_pair=dp, pair__isnull=True).delete()
-        rows = []
-        for position, (src, tgt, confidence) in enumerate(proposed):
-            if (tuple(src), tuple(tgt)) in sent:
+        rows, now = [], timezone.now()
+        for position, item in enumerate(placed):
+            if (tuple(item[0]), tuple(item[1])) in sent:
                 continue
-            earlier = keep.get(_texts(dp, src, tgt))
-            rows.append(
-                Bead(
-                    document_pair=dp, position=position, source=src, target=tgt,
-                    confidence=round(confidence, 4),
-                    decision=earlier.decision if earlier else Bead.Decision.PENDING,
-                    decided_by_id=earlier.decided_by_id if earlier else None,
-                    decided_at=earlier.decided_at if earlier else None,
-                )
-            )  # fmt: skip
+            earlier = keep.get(_texts(dp, item[0], item[1]))
+            rows.append(realign.new_bead(dp, position, item, earlier, now))
             if len(rows) == BEAD_BATCH:
                 written += len(Bead.objects.bulk_create(rows))
                 rows = []
@@ -250,10 +250,12 @@ def _edit_sentences(
                  tuple(old["target"][j] for j in b.target)): b
                 for b in dp.beads.exclude(decision=Bead.Decision.PENDING)
             }  # fmt: skip
-            align_document_pair(document_pair=dp, keep=keep)
+            made = (realign.renumbered(b, side, touched, delta)
+                    for b in dp.beads.filter(confidence__isnull=True))  # fmt: skip
+            align_document_pair(document_pair=dp, keep=keep, hand=[h for h in made if h])
         else:
-            realign.realign_window(dp=dp, window=window, side=side, delta=delta, old=old,
-                                   propose=propose_parallel)  # fmt: skip
+            realign.realign_window(dp=dp, window=window, side=side, touched=touched,
+                                   delta=delta, old=old, propose=propose_parallel)  # fmt: skip
         return dp
 
 

@@ -97,12 +97,13 @@ def test_a_merge_and_a_split_in_a_long_pair_realign_a_window_as_the_whole_would(
     assert positions == list(range(SENTENCES))
 
 
-def test_a_bead_paired_by_hand_across_the_document_widens_the_window_to_a_clean_cut(
+def test_a_bead_paired_by_hand_across_the_document_widens_the_window_and_is_kept(
     project, lead, small_window
 ):
     """Source 20 paired with target 280 by hand: no cut between them leaves the sentences
-    before it apart from those after, so the window spans them; every sentence is still in
-    one bead of the new alignment, in order."""
+    before it apart from those after, so the window spans them. The hand bead is kept
+    (renumbered: the merge before target 280 makes it 279), the two proposals sharing its
+    sentences are rejected, and no sentence is in two beads that are not rejected."""
     dp = long_pair(project, lead, "crossed")
     services.pair_by_hand(document_pair=dp, source=[20], target=[280], user=lead)
     small_window.clear()
@@ -110,9 +111,39 @@ def test_a_bead_paired_by_hand_across_the_document_widens_the_window_to_a_clean_
     assert len(small_window) == 1
     src, tgt = small_window[0]
     assert src >= 280 - 20 and tgt >= 280 - 20  # from before 20 to after 280
-    rows = listing(dp)
-    assert sorted(i for s, _, _ in rows for i in s) == list(range(SENTENCES))
-    assert sorted(j for _, t, _ in rows for j in t) == list(range(SENTENCES - 1))
+    hand = dp.beads.get(confidence__isnull=True)
+    assert (hand.source, hand.target, hand.decision) == ([20], [279], "accepted")
+    assert hand.decided_by == lead
+    rows = [r for r in listing(dp) if r[2] != "rejected"]
+    assert sorted(i for s, _, _ in rows for i in s) == [i for i in range(SENTENCES) if i != 280]
+    assert sorted(j for _, t, _ in rows for j in t) == [j for j in range(SENTENCES - 1) if j != 20]
+    rejected = dp.beads.filter(decision="rejected")
+    assert {(tuple(b.source), tuple(b.target)) for b in rejected} == {((20,), (20,)),
+                                                                      ((280,), (279,))}  # fmt: skip
+    positions = [b.position for b in dp.beads.order_by("position")]
+    assert positions == sorted(set(positions))
+
+
+@pytest.mark.parametrize("above", [100, 10**9])  # realigned in a window, and whole
+def test_a_bead_paired_by_hand_survives_a_realignment(project, lead, small_window, monkeypatch,
+                                                      above):  # fmt: skip
+    """The lead's pairing by hand is not undone by a merge elsewhere, nor by realigning the
+    pair; one holding the merged sentence goes with its text."""
+    monkeypatch.setattr(realign, "LOCAL_ABOVE", above)
+    dp = long_pair(project, lead, "kept")
+    services.pair_by_hand(document_pair=dp, source=[140, 141], target=[140], user=lead)
+    services.pair_by_hand(document_pair=dp, source=[160], target=[160, 161], user=lead)
+    small_window.clear()
+    dp = services.merge_sentences(document_pair=dp, side="source", index=150)
+    assert max(small_window[0]) < SENTENCES if above == 100 else small_window[0][1] == SENTENCES
+    hand = dp.beads.filter(confidence__isnull=True).order_by("position")
+    assert [(b.source, b.target, b.decision) for b in hand] == [
+        ([140, 141], [140], "accepted"), ([159], [160, 161], "accepted")
+    ]  # fmt: skip
+    services.align_document_pair(document_pair=dp)
+    assert [(b.source, b.target) for b in hand.all()] == [([140, 141], [140]), ([159], [160, 161])]
+    dp = services.merge_sentences(document_pair=dp, side="target", index=160)
+    assert [(b.source, b.target) for b in hand.all()] == [([140, 141], [140])]
 
 
 def spans(rows, size: int = 10) -> np.ndarray:
