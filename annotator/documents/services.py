@@ -157,6 +157,7 @@ def align_document_pair(
 
 
 BEAD_BATCH = 2000
+NEAR_READ_WHOLE = 1000  # beads: near more than this many, pairing by hand reads them all
 
 
 def write_beads(
@@ -434,7 +435,15 @@ def pair_by_hand(
     if tgt[0] < 0 or tgt[-1] >= len(dp.target_sentences):
         raise DocumentError(f"target sentences are numbered 0 to {len(dp.target_sentences) - 1}")
     with transaction.atomic():
-        beads = list(Bead.objects.select_for_update().filter(document_pair=dp))
+        # one change of the pair's beads at a time; only the beads near these sentences read
+        DocumentPair.objects.select_for_update().filter(pk=dp.pk).values_list("pk").first()
+        sizes = {"source": len(dp.source_sentences), "target": len(dp.target_sentences)}
+        spans = realign.bead_spans(dp.pk, sizes)
+        near = ((spans[:, 2] <= src[-1]) & (spans[:, 3] >= src[0])) | (
+            (spans[:, 4] <= tgt[-1]) & (spans[:, 5] >= tgt[0])
+        )
+        ids = [int(i) for i in spans[near, 0]]
+        beads = dp.beads.all() if len(ids) > NEAR_READ_WHOLE else Bead.objects.filter(pk__in=ids)
         overlapping = [b for b in beads if set(b.source) & set(src) or set(b.target) & set(tgt)]
         fixed = [b for b in overlapping if b.pair_id or b.decision == Bead.Decision.ACCEPTED]
         if fixed:
@@ -446,7 +455,7 @@ def pair_by_hand(
         for b in overlapping:
             b.decision, b.decided_by, b.decided_at = Bead.Decision.REJECTED, user_or_none(user), now
         Bead.objects.bulk_update(overlapping, ["decision", "decided_by", "decided_at"])
-        position = min([b.position for b in overlapping] or [len(beads)])
+        position = min([b.position for b in overlapping] or [len(spans)])
         return Bead.objects.create(
             document_pair=dp, position=position, source=src, target=tgt, confidence=None,
             decision=Bead.Decision.ACCEPTED, decided_by=user_or_none(user), decided_at=now,

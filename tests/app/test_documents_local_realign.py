@@ -179,3 +179,21 @@ def test_the_beads_spans_are_read_by_the_database_as_the_beads_hold_them(project
     sizes = {"source": SENTENCES, "target": SENTENCES}
     rows = [(b.pk, b.position, b.source, b.target) for b in dp.beads.order_by("position", "id")]
     assert realign.bead_spans(dp.pk, sizes).tolist() == spans(rows, SENTENCES).tolist()
+
+
+@pytest.mark.parametrize("read_whole", [1000, 0])
+def test_pairing_by_hand_in_a_long_pair_reads_only_the_beads_near_its_sentences(
+    project, lead, monkeypatch, read_whole
+):
+    """The overlapping proposals are found from the beads' spans: the same rejections as
+    reading every bead, for a pair across the whole document too."""
+    monkeypatch.setattr(services, "NEAR_READ_WHOLE", read_whole)
+    dp = long_pair(project, lead, "near")
+    made = services.pair_by_hand(document_pair=dp, source=[150, 151], target=[150], user=lead)
+    rejected = dp.beads.filter(decision="rejected")
+    assert sorted((b.source, b.target) for b in rejected) == [([150], [150]), ([151], [151])]
+    assert made.position == 150
+    wide = services.pair_by_hand(
+        document_pair=dp, source=list(range(0, 8)), target=[299], user=lead
+    )
+    assert dp.beads.filter(decision="rejected").count() == 2 + 9 and wide.position == 0
