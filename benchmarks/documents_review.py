@@ -57,6 +57,7 @@ def make_pair(lead, sentences: int):
         source_filename="a.de", target_filename="a.fr", source_format="lines",
         target_format="lines", source_original="\n".join(de), target_original="\n".join(fr),
         source_sentences=de, target_sentences=fr, aligned_at=timezone.now(), created_by=lead,
+        unaligned_source=0, unaligned_target=0,  # as aligning keeps them: one to one throughout
     )  # fmt: skip
     Bead.objects.bulk_create(
         [Bead(document_pair=dp, position=k, source=[k], target=[k], confidence=0.8)

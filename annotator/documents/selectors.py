@@ -178,7 +178,12 @@ def _sentence_counts(dp_id: int) -> dict[str, int]:
     return {"source": source or 0, "target": target or 0}
 
 
-def _unaligned_counts(dp_id: int, sentences: dict[str, int]) -> dict[str, int]:
+def _unaligned_counts(dp: DocumentPair, sentences: dict[str, int]) -> dict[str, int]:
+    """The pair's kept counts, else counted by the database (a pair aligned before they were
+    kept: 0.36 s a side at 160,000 beads on PostgreSQL)."""
+    if dp.unaligned_source is not None and dp.unaligned_target is not None:
+        return {"source": dp.unaligned_source, "target": dp.unaligned_target}
+    dp_id = dp.pk
     table = Bead._meta.db_table
     counts = {}
     with connection.cursor() as cursor:
@@ -234,7 +239,7 @@ def review_page(
         "beads": rows,
         "sentences": {side: {str(k): t for k, t in s.items()} for side, s in sentences.items()},
         "sentence_counts": sentence_counts,
-        "unaligned_counts": _unaligned_counts(dp.pk, sentence_counts),
+        "unaligned_counts": _unaligned_counts(dp, sentence_counts),
         "counts": counts,
         "page": {"offset": offset, "limit": limit, "total": total},
     }

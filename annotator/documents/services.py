@@ -187,8 +187,12 @@ def write_beads(
                 written += len(Bead.objects.bulk_create(rows))
                 rows = []
         written += len(Bead.objects.bulk_create(rows))
+        sizes = {"source": len(dp.source_sentences), "target": len(dp.target_sentences)}
+        held = [(p[0], p[1]) for p in placed] + list(sent)
+        counts = realign.uncovered(held, {"source": 0, "target": 0}, sizes)
+        dp.unaligned_source, dp.unaligned_target = counts["source"], counts["target"]
         dp.aligned_at = timezone.now()
-        dp.save(update_fields=["aligned_at"])
+        dp.save(update_fields=["aligned_at", "unaligned_source", "unaligned_target"])
     return written
 
 
@@ -436,7 +440,8 @@ def pair_by_hand(
         raise DocumentError(f"target sentences are numbered 0 to {len(dp.target_sentences) - 1}")
     with transaction.atomic():
         # one change of the pair's beads at a time; only the beads near these sentences read
-        DocumentPair.objects.select_for_update().filter(pk=dp.pk).values_list("pk").first()
+        locked = DocumentPair.objects.select_for_update().only("unaligned_source",
+                                                               "unaligned_target").get(pk=dp.pk)  # fmt: skip
         sizes = {"source": len(dp.source_sentences), "target": len(dp.target_sentences)}
         spans = realign.bead_spans(dp.pk, sizes)
         near = ((spans[:, 2] <= src[-1]) & (spans[:, 3] >= src[0])) | (
@@ -456,6 +461,12 @@ def pair_by_hand(
             b.decision, b.decided_by, b.decided_at = Bead.Decision.REJECTED, user_or_none(user), now
         Bead.objects.bulk_update(overlapping, ["decision", "decided_by", "decided_at"])
         position = min([b.position for b in overlapping] or [len(spans)])
+        paired = [(b.source, b.target) for b in overlapping]
+        start = {"source": src[0], "target": tgt[0]}
+        end = {"source": src[-1] + 1, "target": tgt[-1] + 1}
+        before = realign.uncovered(paired, start, end)
+        after = realign.uncovered([*paired, (src, tgt)], start, end)
+        locked.save(update_fields=realign.keep_unaligned(locked, before, after))
         return Bead.objects.create(
             document_pair=dp, position=position, source=src, target=tgt, confidence=None,
             decision=Bead.Decision.ACCEPTED, decided_by=user_or_none(user), decided_at=now,

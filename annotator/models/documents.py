@@ -44,6 +44,11 @@ class DocumentPair(models.Model):
     source_blocks = models.JSONField(default=list, blank=True)
     target_blocks = models.JSONField(default=list, blank=True)
     aligned_at = models.DateTimeField(null=True, blank=True)
+    # How many sentences of each side no non-null bead covers, kept by every write of the
+    # beads (``documents.realign``) so the review reads two numbers; None: not known (a pair
+    # aligned before they were kept), counted by the database on each read.
+    unaligned_source = models.PositiveIntegerField(null=True, blank=True)
+    unaligned_target = models.PositiveIntegerField(null=True, blank=True)
     # A big upload is stored as it came and read by the align job (``stored`` says where:
     # the upload folder, the files or zip members, the split mode); until then the pair is
     # ``waiting`` with no sentences. A file the job cannot read leaves it ``failed``, with

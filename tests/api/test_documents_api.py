@@ -181,6 +181,9 @@ def test_the_review_state_read_a_page_at_a_time_is_the_whole_state(project, lead
     Bead.objects.bulk_update(beads, ["predicted"])
     Bead.objects.filter(pk=beads[4].pk).update(target=[])
     Bead.objects.filter(pk=beads[9].pk).update(source=[], decision="rejected")
+    # beads changed behind the services' back: the pair's kept counts are not known, and the
+    # database counts them (as for a pair aligned before they were kept)
+    DocumentPair.objects.filter(pk=dp.pk).update(unaligned_source=None, unaligned_target=None)
     whole = client.get(f"/api/document-pairs/{dp.pk}/?order={order}").json()
     assert len(whole["unaligned_source"]) == 2 and len(whole["unaligned_target"]) == 2
     for limit in (1, 5, 23, 1000):

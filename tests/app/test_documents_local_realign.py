@@ -15,7 +15,9 @@ from annotator.models import Bead, DocumentPair
 SENTENCES = 300
 
 
-def long_pair(project, lead, name: str) -> DocumentPair:
+def long_pair(project, lead, name: str, extra: str = "") -> DocumentPair:
+    """``SENTENCES`` sentences a side, one to one; ``extra``: a target sentence with no
+    source, put in the middle."""
     rng = random.Random(7)
     words = ["Haus", "See", "Berg", "Dorf", "Weg", "Wald", "Hof", "Bach"]
     mots = ["maison", "lac", "montagne", "village", "chemin", "forêt", "ferme", "ruisseau"]
@@ -24,6 +26,8 @@ def long_pair(project, lead, name: str) -> DocumentPair:
         picks = rng.sample(range(len(words)), 3)
         de.append(f"Im Jahr {1700 + k} sah man {' und '.join(words[p] for p in picks)} hier.")
         fr.append(f"En {1700 + k}, on voyait ici {' et '.join(mots[p] for p in picks)}.")
+    if extra:
+        fr.insert(SENTENCES // 2, extra)
     (dp,) = services.create_document_pairs(
         project=project, user=lead, name=name,
         source=services.Upload("l.de", "\n".join(de).encode(), "de"),
@@ -197,3 +201,46 @@ def test_pairing_by_hand_in_a_long_pair_reads_only_the_beads_near_its_sentences(
         document_pair=dp, source=list(range(0, 8)), target=[299], user=lead
     )
     assert dp.beads.filter(decision="rejected").count() == 2 + 9 and wide.position == 0
+
+
+def test_the_unpaired_counts_are_kept_through_every_change_of_the_beads(
+    project, lead, small_window, monkeypatch
+):
+    """Aligning, merging and splitting (in a window and whole), pairing by hand and
+    realigning keep the pair's counts of unpaired sentences equal to counting them afresh;
+    a pair whose counts are not kept is counted by the database, the same."""
+    from annotator.documents.selectors import _unaligned_counts, review_state
+
+    def check(dp):
+        dp.refresh_from_db()
+        state = review_state(document_pair=dp)
+        fresh = {s: len(state[f"unaligned_{s}"]) for s in ("source", "target")}
+        assert {"source": dp.unaligned_source, "target": dp.unaligned_target} == fresh
+        sizes = {s: len(state[f"{s}_sentences"]) for s in ("source", "target")}
+        dp.unaligned_source = None
+        assert _unaligned_counts(dp, sizes) == fresh
+        return fresh
+
+    dp = long_pair(project, lead, "counted", extra="Le texte français ajoute ici une note.")
+    assert check(dp) == {"source": 0, "target": 1}
+    services.pair_by_hand(document_pair=dp, source=[30, 31], target=[30], user=lead)
+    assert check(dp) == {"source": 0, "target": 1}  # rejected proposals still cover theirs
+    services.pair_by_hand(document_pair=dp, source=[150], target=[150], user=lead)
+    assert check(dp) == {"source": 0, "target": 0}  # the note, paired by hand
+    services.align_document_pair(document_pair=dp)
+    assert check(dp) == {"source": 0, "target": 0}
+    for above in (100, 10**9):  # in a window, then whole
+        monkeypatch.setattr(realign, "LOCAL_ABOVE", above)
+        dp = services.merge_sentences(document_pair=dp, side="target", index=100)
+        check(dp)
+        text = dp.target_sentences[100]
+        dp = services.split_sentence(
+            document_pair=dp, side="target", index=100, offset=text.index("En ", 1)
+        )
+        check(dp)
+        dp = services.merge_sentences(document_pair=dp, side="target", index=150)
+        assert check(dp) == {"source": 0, "target": 0}
+        dp = services.split_sentence(
+            document_pair=dp, side="target", index=150, offset=dp.target_sentences[150].index("En ")
+        )
+        check(dp)
