@@ -129,8 +129,11 @@ def review_state(*, document_pair: DocumentPair, order: str = "") -> dict[str, A
 # against 220 ms for walking the array's elements
 _SENTENCES_AT = {
     "postgresql": "SELECT jsonb_path_query_array({column}, %s::jsonpath) FROM {table} WHERE id = %s",
-    "sqlite": "SELECT json_extract({column}, {paths}) FROM {table} WHERE id = %s",
+    "sqlite": "SELECT {calls} FROM {table} WHERE id = %s",
 }
+# SQLite's functions take at most 127 arguments: json_extract is called on chunks of paths
+# (SQLite keeps the parsed array between the calls of one statement)
+SQLITE_PATHS = 90
 _SENTENCE_COUNTS = {
     "postgresql": "SELECT jsonb_array_length({s}), jsonb_array_length({t}) FROM {table} "
     "WHERE id = %s",
@@ -161,15 +164,23 @@ def _sentences_at(dp_id: int, side: str, indices: set[int]) -> dict[int, str]:
     if connection.vendor == "postgresql":
         sql = _SENTENCES_AT["postgresql"].format(table=table, column=column)
         params = ["$[" + ", ".join(str(int(k)) for k in wanted) + "]", dp_id]
-    else:  # two paths at least, so that the answer is always an array
-        paths = ", ".join(["%s"] * max(2, len(wanted)))
-        sql = _SENTENCES_AT["sqlite"].format(table=table, column=column, paths=paths)
-        params = [f"$[{int(k)}]" for k in (wanted if len(wanted) > 1 else wanted * 2)] + [dp_id]
+    else:  # each chunk of two paths at least, so that each call answers an array
+        chunks = [wanted[k : k + SQLITE_PATHS] for k in range(0, len(wanted), SQLITE_PATHS)]
+        chunks = [chunk if len(chunk) > 1 else chunk * 2 for chunk in chunks]
+        calls = ", ".join(
+            f"json_extract({column}, {', '.join(['%s'] * len(chunk))})" for chunk in chunks
+        )
+        sql = _SENTENCES_AT["sqlite"].format(table=table, calls=calls)
+        params = [f"$[{int(k)}]" for chunk in chunks for k in chunk] + [dp_id]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        (found,) = cursor.fetchone()
-    found = json.loads(found) if isinstance(found, str) else found
-    return dict(zip(wanted, found, strict=False))
+        answers = cursor.fetchone()
+    found = []
+    for answer in answers:
+        found += json.loads(answer) if isinstance(answer, str) else answer
+    if connection.vendor != "postgresql" and len(wanted) % SQLITE_PATHS == 1:
+        found.pop()  # the last chunk's one path, asked twice
+    return dict(zip(wanted, found, strict=True))
 
 
 def _sentence_counts(dp_id: int) -> dict[str, int]:

@@ -4,6 +4,8 @@ provenance."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
@@ -267,3 +269,15 @@ def test_a_page_of_the_review_reads_nothing_of_the_documents_whole(project, lead
                 picks = ("json_extract(", "jsonb_path_query_array(", "array_length(")
                 assert any(pick in sql for pick in picks), sql
     assert abs(sizes[600] - sizes[12]) < 60  # the numbers in it grow by a digit or two
+
+
+@pytest.mark.parametrize("count", [1, 2, 89, 90, 91, 181, 400])
+def test_a_pages_sentences_are_picked_out_whatever_their_number(project, lead, count):
+    """However many sentences a page holds (SQLite reads them in chunks of paths), each index
+    gets its own sentence, in any order of the indices."""
+    from annotator.documents.selectors import _sentences_at
+
+    dp = _aligned_pair(project, lead, 450)
+    wanted = set(random.Random(count).sample(range(450), count))
+    got = _sentences_at(dp.pk, "source", wanted)
+    assert got == {k: dp.source_sentences[k] for k in wanted} and len(got) == count
