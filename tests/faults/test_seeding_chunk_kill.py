@@ -17,7 +17,7 @@ import pytest
 from annotator.models import AlignerRun, Membership, Project, SeedAlignment
 from annotator.seeding.services import seed_project, start_seed_job
 from tests.app.test_seeding_chunked import made_up_pairs, seeds_by_pair
-from tests.faults.test_worker_kill import kill_pool_process
+from tests.faults.test_worker_kill import kill_pool_process, pool_children
 from tests.integration.conftest import (  # noqa: F401 - the worker fixtures, found by name
     postgres_and_redis,
     start_worker,
@@ -52,12 +52,20 @@ def big_project(django_user_model) -> tuple[Project, object]:
     return project, lead
 
 
-def kill_during_an_e_step(worker, work_dir: Path, job) -> str:
+def kill_during_an_e_step(worker, work_dir: Path, job, tries: int = 5) -> str:
+    """Kill the worker's pool processes while an E-step unit runs, and return the unit. A unit
+    that ended between being seen running and the kill (its end marked: the kill found the
+    pool idle or on the next unit's start) does not count: the next running one is killed."""
     folder = work_dir / f"job-{job.pk}"
-    unit = wait_for(lambda: e_step_running(folder), timeout=300, interval=0.005,
-                    what=f"an E-step to start:\n{worker.log}")  # fmt: skip
-    kill_pool_process(worker)
-    return str(unit)
+    for _ in range(tries):
+        unit = wait_for(lambda: e_step_running(folder), timeout=300, interval=0.005,
+                        what=f"an E-step to start:\n{worker.log}")  # fmt: skip
+        kill_pool_process(worker)
+        if not (folder / "done" / str(unit)).exists():
+            return str(unit)
+        wait_for(lambda: pool_children(worker.process.pid), timeout=60, interval=0.05,
+                 what=f"the pool to be started again:\n{worker.log}")  # fmt: skip
+    pytest.fail(f"every E-step ended before the kill landed ({tries} tries): make them longer")
 
 
 def test_a_chunk_whose_worker_is_killed_runs_again_and_the_job_succeeds(
