@@ -8,11 +8,12 @@ beads made directly: no aligner run) in a throwaway SQLite database (or ``DATABA
 server, a database of its own), read through the documents API with Django's test client
 in-process (DEBUG off, a lead's session): the whole review state (``GET``, the API's
 default), its first page of 200 beads (``?offset=0&limit=200``, the review page's first load)
-and a page halfway, a merge of two sentences and the split that undoes it (each answered with
-its first page), one decision answered with the whole state (the API's default) and one answered with
-the bead and the counts (``?answer=bead``, what the review page sends on a key press). Each
-figure is the median of ``--rounds`` requests, the server's own time and the answer's size,
-beside the same request on the short pair (the anchor), and their ratio.
+and a page halfway, one decision answered with the whole state (the API's default) and one
+answered with the bead and the counts (``?answer=bead``, what the review page sends on a key
+press), a merge of two sentences and the split that undoes it (each answered with its first
+page). Each figure is the median of ``--rounds`` requests, the server's own time and the
+answer's size, beside the same request on the short pair (the anchor), and their ratio. Then,
+once each, as they fix the beads: accept every bead, and send them all to annotation.
 
 ``--browser``: the review page itself in headless Chromium (Debian's ``/usr/bin/chromium``)
 against gunicorn (one worker, DEBUG off, a fresh SQLite database): the page's first load
@@ -65,6 +66,21 @@ def make_pair(lead, sentences: int):
         batch_size=5000,
     )  # fmt: skip
     return dp
+
+
+def once(client, dp, name: str) -> tuple[float, int]:
+    """One request that changes the pair for good: accept every bead, or send them."""
+    base = f"/api/document-pairs/{dp.pk}/"
+    start = time.perf_counter()
+    if name.startswith("accept"):
+        answer = client.post(f"{base}accept-above/?offset=0&limit=200", {"threshold": 0.0},
+                             content_type="application/json")  # fmt: skip
+    else:
+        answer = client.post(f"{base}send/", {"subcorpus": f"sent {dp.pk}"},
+                             content_type="application/json")  # fmt: skip
+    took = (time.perf_counter() - start) * 1000
+    assert answer.status_code == 200, (name, answer.status_code, answer.content[:200])
+    return took, len(answer.content)
 
 
 def measure(client, dp, rounds: int) -> dict[str, tuple[float, int]]:
@@ -213,6 +229,9 @@ def main() -> int:
         client.force_login(lead)
         short, long = make_pair(lead, args.anchor), make_pair(lead, args.sentences)
         anchor, figure = measure(client, short, args.rounds), measure(client, long, args.rounds)
+        # last, as it fixes the beads: every bead accepted, then sent to annotation (once)
+        for name in ("accept every bead (accept-above 0)", "send them to annotation"):
+            anchor[name], figure[name] = (once(client, pair, name) for pair in (short, long))
         load = os.getloadavg()[0]
         print(f"document review, {connection.vendor}, median of {args.rounds}; load {load:.1f}")
         print(f"{'request':<40} {'anchor: ' + str(args.anchor) + ' sentences':>26} "

@@ -12,10 +12,11 @@ import io
 from collections.abc import Sequence
 from typing import Any
 
-from django.db import transaction
-from django.db.models import Max
+from django.db import connection, transaction
+from django.db.models import Max, Q
 from django.utils import timezone
 
+from annotator.corpora.services.importing_rows import NewPair, insert_pairs
 from annotator.documents import realign
 from annotator.documents.reading import (
     DocumentError,
@@ -28,7 +29,7 @@ from annotator.documents.reading import (
     unique_names,
 )
 from annotator.jobs.services import start_job
-from annotator.models import Bead, DocumentPair, Project, SentencePair, Subcorpus
+from annotator.models import Bead, DocumentPair, Project, Subcorpus
 from annotator.seeding.services import start_seed_job
 
 ALIGN_JOB = "document-align"
@@ -217,18 +218,13 @@ def accept_above(*, document_pair: DocumentPair, threshold: float, user: Any) ->
     how many. Decisions already made are left as they are."""
     if not 0.0 <= threshold <= 1.0:
         raise DocumentError(f"threshold {threshold} is outside [0, 1]")
-    beads = [
-        b
-        for b in document_pair.beads.filter(
-            decision=Bead.Decision.PENDING, pair__isnull=True, confidence__gte=threshold
-        )
-        if not b.is_null
-    ]
-    now = timezone.now()
-    for b in beads:
-        b.decision, b.decided_by, b.decided_at = Bead.Decision.ACCEPTED, user_or_none(user), now
-    Bead.objects.bulk_update(beads, ["decision", "decided_by", "decided_at"])
-    return len(beads)
+    # one statement, however many beads (a bulk update of 40,000 beads took 22 s)
+    beads = document_pair.beads.filter(
+        decision=Bead.Decision.PENDING, pair__isnull=True, confidence__gte=threshold
+    ).exclude(Q(source=[]) | Q(target=[]))
+    return beads.update(
+        decision=Bead.Decision.ACCEPTED, decided_by=user_or_none(user), decided_at=timezone.now()
+    )
 
 
 def _edit_sentences(
@@ -342,53 +338,109 @@ def send_to_annotation(
     name = subcorpus.strip()
     if not name or len(name) > 100:
         raise DocumentError("give a subcorpus name of 1 to 100 characters")
-    made, too_long = 0, 0
+    made, too_long, names = 0, 0, set()
     with transaction.atomic():
         Project.objects.select_for_update().filter(pk=project.pk).first()
         sub, _ = Subcorpus.objects.get_or_create(project=project, name=name)
         position = (project.pairs.aggregate(m=Max("position"))["m"] or -1) + 1
-        taken = set(project.pairs.values_list("external_id", flat=True))
         for dp in document_pairs:
-            for bead in dp.beads.filter(decision=Bead.Decision.ACCEPTED, pair__isnull=True):
-                pair = _pair_of(dp, bead, project=project, subcorpus=sub, position=position)
-                if pair is None:
-                    too_long += 1
-                    continue
-                pair.external_id = unique_names([pair.external_id], taken)[0]
-                pair.save()
-                bead.pair = pair
-                bead.save(update_fields=["pair"])
-                position, made = position + 1, made + 1
+            for beads in _accepted_unsent(dp):
+                rows, kept = [], []
+                for bead in beads:
+                    row = _pair_row(bead, project=project, subcorpus=sub, position=position)
+                    if row is None:
+                        too_long += 1
+                        continue
+                    rows.append(row)
+                    kept.append(bead)
+                    position += 1
+                ids = _unique_external_ids(project, [r.external_id for r in rows], names)
+                rows = [r._replace(external_id=i) for r, i in zip(rows, ids, strict=True)]
+                keys = insert_pairs(project.pk, rows)
+                _point_beads_at([b.pk for b in kept], keys)
+                made += len(rows)
         job = start_seed_job(project=project, user=user, use_gold=False) if made and seed else None
     return {"pairs": made, "too_long": too_long, "seed_job": job.pk if job else None}
 
 
-def _pair_of(dp: DocumentPair, bead: Bead, **fields: Any) -> SentencePair | None:
+SEND_BATCH = 2000  # beads: one insert of pairs and one update of beads each
+
+
+def _accepted_unsent(dp: DocumentPair):
+    """The pair's accepted beads not sent yet, in document order, ``SEND_BATCH`` at a time;
+    ``dp`` is read again with its sentences (not its files)."""
+    dp = DocumentPair.objects.defer("source_original", "target_original").get(pk=dp.pk)
+    beads = dp.beads.filter(decision=Bead.Decision.ACCEPTED, pair__isnull=True)
+    after: tuple[int, int] | None = None
+    while True:
+        batch = beads if after is None else beads.filter(
+            Q(position__gt=after[0]) | Q(position=after[0], pk__gt=after[1])
+        )  # fmt: skip
+        batch = list(batch.order_by("position", "pk")[:SEND_BATCH])
+        if not batch:
+            return
+        for bead in batch:
+            bead.document_pair = dp  # its sentences, read once
+        yield batch
+        after = (batch[-1].position, batch[-1].pk)
+
+
+def _point_beads_at(beads: Sequence[int], pairs: Sequence[int]) -> None:
+    """Bead ``beads[k]`` points at pair ``pairs[k]``: one statement (an ORM bulk update
+    builds a CASE of every row, most of a 40,000-bead send)."""
+    if not beads:
+        return
+    table = connection.ops.quote_name(Bead._meta.db_table)
+    values = ", ".join(["(%s, %s)"] * len(beads))
+    sql = (f"UPDATE {table} SET pair_id = v.column2 FROM (VALUES {values}) AS v "
+           f"WHERE {table}.id = v.column1")  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [x for pair in zip(beads, pairs, strict=True) for x in pair])
+
+
+def _unique_external_ids(project: Project, wanted: list[str], made: set[str]) -> list[str]:
+    """``wanted`` made unique in the project (`` (2)``, `` (3)``… as ``unique_names``),
+    reading only the project's pairs of these names; ``made``: names this send has given."""
+    taken = set(project.pairs.filter(external_id__in=wanted).values_list("external_id",
+                                                                          flat=True)) | made  # fmt: skip
+    out = []
+    for name in wanted:
+        candidate, k = name, 2
+        while candidate in taken or (
+            candidate != name and project.pairs.filter(external_id=candidate).exists()
+        ):
+            candidate, k = f"{name} ({k})", k + 1
+        taken.add(candidate)
+        made.add(candidate)
+        out.append(candidate)
+    return out
+
+
+def _pair_row(bead: Bead, *, project: Project, subcorpus: Subcorpus,
+              position: int) -> NewPair | None:  # fmt: skip
+    """The sentence pair made of ``bead`` (of a pair read with its sentences), as it will be
+    stored; None when a side is empty or longer than the project allows."""
+    dp = bead.document_pair
     src_text, tgt_text = _texts(dp, bead.source, bead.target)
     source, target = tokenize(" ".join(src_text)), tokenize(" ".join(tgt_text))
-    limit = fields["project"].max_tokens
+    limit = project.max_tokens
     if not source or not target or len(source) > limit or len(target) > limit:
         return None
     src_ids = "-".join(str(i) for i in bead.source)
     tgt_ids = "-".join(str(j) for j in bead.target)
-    return SentencePair(
+    return NewPair(
         external_id=f"{dp.name[:150]}:{src_ids}:{tgt_ids}"[:200],
-        source_tokens=source,
-        target_tokens=target,
+        position=position, source=source, target=target, is_trial=False,
+        subcorpus_id=subcorpus.pk,
         metadata={
             "provenance": {
-                "document_pair": dp.pk,
-                "document": dp.name,
-                "source_file": dp.source_filename,
-                "target_file": dp.target_filename,
-                "source_sentences": list(bead.source),
-                "target_sentences": list(bead.target),
-                "bead": bead.pk,
-                "confidence": bead.confidence,
+                "document_pair": dp.pk, "document": dp.name,
+                "source_file": dp.source_filename, "target_file": dp.target_filename,
+                "source_sentences": list(bead.source), "target_sentences": list(bead.target),
+                "bead": bead.pk, "confidence": bead.confidence,
             }
         },
-        **fields,
-    )
+    )  # fmt: skip
 
 
 # The pair classifier learns from the lead once it has this many decisions of each kind.

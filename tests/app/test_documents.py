@@ -113,9 +113,16 @@ def test_decisions_threshold_and_null_beads(project, lead):
     dp = make_pair(project, lead)
     beads = services.align_document_pair(document_pair=dp)
     services.decide(bead=beads[0], decision="rejected", user=lead)
+    nulls = [
+        Bead.objects.create(document_pair=dp, position=7, source=[], target=[1], confidence=1),
+        Bead.objects.create(document_pair=dp, position=8, source=[2], target=[], confidence=1),
+    ]
     accepted = services.accept_above(document_pair=dp, threshold=0.0, user=lead)
-    assert accepted == 3  # the rejected one stays rejected
+    assert accepted == 3  # the rejected one stays rejected, and null beads pending
     assert Bead.objects.get(pk=beads[0].pk).decision == "rejected"
+    assert {Bead.objects.get(pk=b.pk).decision for b in nulls} == {"pending"}
+    taken = dp.beads.filter(decision="accepted")
+    assert {(b.decided_by, b.decided_at is not None) for b in taken} == {(lead, True)}
     null = Bead.objects.create(document_pair=dp, position=9, source=[0], target=[], confidence=1)
     with pytest.raises(DocumentError, match="empty side cannot be accepted"):
         services.decide(bead=null, decision="accepted", user=lead)
