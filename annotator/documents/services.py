@@ -386,16 +386,26 @@ def _accepted_unsent(dp: DocumentPair):
 
 
 def _point_beads_at(beads: Sequence[int], pairs: Sequence[int]) -> None:
-    """Bead ``beads[k]`` points at pair ``pairs[k]``: one statement (an ORM bulk update
-    builds a CASE of every row, most of a 40,000-bead send)."""
+    """Bead ``beads[k]`` points at pair ``pairs[k]``."""
+    _set_beads("pair_id", beads, pairs)
+
+
+def _set_predicted(beads: Sequence[int], scores: Sequence[float]) -> None:
+    for k in range(0, len(beads), BEAD_BATCH):
+        _set_beads("predicted", beads[k : k + BEAD_BATCH], scores[k : k + BEAD_BATCH])
+
+
+def _set_beads(column: str, beads: Sequence[int], values: Sequence[Any]) -> None:
+    """Bead ``beads[k]``'s ``column`` set to ``values[k]``, in one statement (an ORM bulk
+    update builds a CASE of every row: most of a 40,000-bead send)."""
     if not beads:
         return
     table = connection.ops.quote_name(Bead._meta.db_table)
-    values = ", ".join(["(%s, %s)"] * len(beads))
-    sql = (f"UPDATE {table} SET pair_id = v.column2 FROM (VALUES {values}) AS v "
+    rows = ", ".join(["(%s, %s)"] * len(beads))
+    sql = (f"UPDATE {table} SET {column} = v.column2 FROM (VALUES {rows}) AS v "
            f"WHERE {table}.id = v.column1")  # fmt: skip
     with connection.cursor() as cursor:
-        cursor.execute(sql, [x for pair in zip(beads, pairs, strict=True) for x in pair])
+        cursor.execute(sql, [x for row in zip(beads, values, strict=True) for x in row])
 
 
 def _unique_external_ids(project: Project, wanted: list[str], made: set[str]) -> list[str]:
@@ -452,16 +462,19 @@ def learn_from_decisions(*, project: Project) -> dict[str, Any]:
     sentences as the pair), then write its P(accepted) on each pending bead, so the review list
     can put the likeliest first. Nothing is trained before ``MIN_DECISIONS_PER_CLASS`` of each
     kind; nothing trained on outside data is used."""
-    decided = Bead.objects.filter(document_pair__project=project)
     rows, pending = [], []
-    for bead in decided.select_related("document_pair"):
-        if bead.is_null:
-            continue
-        texts = [" ".join(t) for t in _texts(bead.document_pair, bead.source, bead.target)]
-        if bead.decision == Bead.Decision.PENDING and bead.pair_id is None:
-            pending.append((bead, texts))
-        elif bead.decision != Bead.Decision.PENDING:
-            rows.append((*texts, int(bead.decision == Bead.Decision.ACCEPTED)))
+    # one document pair at a time, its sentences read once (never with its uploaded files:
+    # joined to each bead, they were read once per bead)
+    for dp in project.document_pairs.defer("source_original", "target_original"):
+        beads = dp.beads.values_list("pk", "source", "target", "decision", "pair_id")
+        for pk, src, tgt, decision, sent in beads.order_by("position", "pk"):
+            if not src or not tgt:
+                continue
+            texts = [" ".join(t) for t in _texts(dp, src, tgt)]
+            if decision == Bead.Decision.PENDING and sent is None:
+                pending.append((pk, texts))
+            elif decision != Bead.Decision.PENDING:
+                rows.append((*texts, int(decision == Bead.Decision.ACCEPTED)))
     positives = sum(r[2] for r in rows)
     if min(positives, len(rows) - positives) < MIN_DECISIONS_PER_CLASS:
         return {"trained": False, "decisions": len(rows), "accepted": positives,
@@ -469,9 +482,7 @@ def learn_from_decisions(*, project: Project) -> dict[str, Any]:
     from alignment_core.paraphrase.model import train_and_predict  # scikit-learn: when asked
 
     scores = train_and_predict(rows, [tuple(texts) for _, texts in pending]) if pending else []
-    for (bead, _), (probability, _) in zip(pending, scores, strict=True):
-        bead.predicted = round(probability, 4)
-    Bead.objects.bulk_update([b for b, _ in pending], ["predicted"])
+    _set_predicted([pk for pk, _ in pending], [round(p, 4) for p, _ in scores])
     return {"trained": True, "decisions": len(rows), "accepted": positives,
             "predicted": len(pending)}  # fmt: skip
 
