@@ -245,9 +245,10 @@ def test_an_action_answers_the_page_it_is_asked_for(project, lead):
 
 
 def test_a_page_of_the_review_reads_nothing_of_the_documents_whole(project, lead):
-    """The review page and a page of its state: the answer's size does not grow with the
-    documents, no statement reads an uploaded file, and the sentences are read only through
-    the database's JSON functions (the page's sentences, or a count)."""
+    """The review page, a page of its state, accepting above a threshold: the answer's size
+    does not grow with the documents, no statement reads an uploaded file, and the sentences
+    are read only through the database's JSON functions (the page's sentences, or a count).
+    Learning from the decisions reads no uploaded file either."""
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
@@ -260,7 +261,13 @@ def test_a_page_of_the_review_reads_nothing_of_the_documents_whole(project, lead
         with CaptureQueriesContext(connection) as queries:
             answer = api.get(f"/api/document-pairs/{dp.pk}/?offset=5&limit=5")
             page = browser.get(f"/documents/{dp.pk}/review/")
+            accepted = api.post(f"/api/document-pairs/{dp.pk}/accept-above/?offset=0&limit=5",
+                                {"threshold": 0.5}, format="json")  # fmt: skip
+        with CaptureQueriesContext(connection) as learning:  # it needs the sentences
+            learnt = api.post(f"/api/document-pairs/{dp.pk}/learn/")
         assert answer.status_code == 200 and page.status_code == 200
+        assert accepted.status_code == 200 and learnt.status_code == 200
+        assert not [q for q in learning.captured_queries if "_original" in q["sql"]]
         sizes[sentences] = len(answer.content)
         for query in queries.captured_queries:
             sql = query["sql"]
