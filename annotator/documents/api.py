@@ -9,6 +9,7 @@ beads, merge and split sentences, realign, and send accepted beads to annotation
     POST /api/document-pairs/{id}/merge/       {"side": "source", "index": 3}
     POST /api/document-pairs/{id}/split/       {"side": "source", "index": 3, "offset": 17}
     POST /api/document-pairs/{id}/align/       realign (a job)
+    POST /api/document-pairs/{id}/learn/       learn from the decisions (a job)
     POST /api/document-pairs/{id}/send/        {"subcorpus": "news"}
 """
 
@@ -435,21 +436,24 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
         return Response(_job_data(request, job), status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(
-        summary="Learn from the leads' decisions and score the pending beads",
-        description="Trains the pair classifier on every accept/reject in the project (at "
-        "least 10 of each), then stores its P(accepted) on each pending bead; "
-        "`?order=likeliest` lists them highest first.",
+        summary="Learn from the leads' decisions and score the pending beads (a job)",
+        description="Starts a job that trains the pair classifier on every accept/reject in the "
+        "project (at least 10 of each), then stores its P(accepted) on each pending bead; "
+        "`?order=likeliest` lists them highest first. The job's `result`: `trained`, "
+        "`decisions`, `accepted`, and `predicted` (or `needed_per_kind` when it could not "
+        "train). One at a time per project: starting it again while it runs answers that job.",
         request=None,
-        responses={200: inline_serializer("DocumentLearn", fields={
-            "trained": serializers.BooleanField(), "decisions": serializers.IntegerField(),
-            "accepted": serializers.IntegerField()}), **ERRORS},
-        examples=[OpenApiExample("Trained", response_only=True, value={
-            "trained": True, "decisions": 40, "accepted": 31, "predicted": 120})],
+        responses={202: JobSerializer, **ERRORS},
+        examples=[OpenApiExample("Queued", response_only=True, status_codes=["202"], value={
+            **JOB_EXAMPLE, "kind": "document-learn", "status": "queued", "finished": False,
+            "progress": 0, "message": "Waiting for a worker", "reason": None, "error": None,
+            "params": {}})],
     )  # fmt: skip
     @action(detail=True, methods=["post"])
     def learn(self, request, pk=None):
         dp = self.get_object_light()
-        return Response(services.learn_from_decisions(project=dp.project))
+        job = services.start_learn_job(project=dp.project, user=request.user)
+        return Response(_job_data(request, job), status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(summary="Send the accepted beads to annotation as pairs of a subcorpus",
                    request=SendRequest, responses={200: inline_serializer("DocumentSend", fields={

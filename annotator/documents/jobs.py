@@ -1,4 +1,8 @@
-"""The documents feature's job kind, registered at start-up (``AnnotatorConfig.ready``).
+"""The documents feature's job kinds, registered at start-up (``AnnotatorConfig.ready``).
+
+``document-learn`` trains the pair classifier on the project's decisions and scores the
+pending beads (``services.learn_from_decisions``), in a worker: too long for a request on a
+long document pair.
 
 ``document-align`` aligns the document pairs of its params. One pair is aligned in the job's
 own task; several are spread over a Celery group, one task per pair
@@ -103,6 +107,27 @@ def _summary(result):
     return text
 
 
+def learn_work(job: Any, reporter: Any) -> dict[str, Any]:
+    """The learn job's work: train on the project's decisions, score its pending beads."""
+    reporter.progress(0, "Learning from the decisions")
+    result = services.learn_from_decisions(project=job.project)
+    reporter.progress(100, _learnt(result))
+    return result
+
+
+def _learnt(result: dict[str, Any] | None) -> str | None:
+    if not result:
+        return None
+    if not result.get("trained"):
+        need = result.get("needed_per_kind", services.MIN_DECISIONS_PER_CLASS)
+        return (f"Needs {need} accepted and {need} rejected beads; has "
+                f"{result['accepted']} and {result['decisions'] - result['accepted']}")  # fmt: skip
+    return (f"Learnt from {result['decisions']} decisions; {result['predicted']} pending beads "
+            "scored")  # fmt: skip
+
+
 def register_job_kinds() -> None:
     register(JobKind(services.ALIGN_JOB, align_work, summary=_summary))
+    register(JobKind(services.LEARN_JOB, learn_work, summary=_learnt,
+                     one_at_a_time_per_project=True))  # fmt: skip
     register_parts(services.ALIGN_JOB, Parts(run=align_part, finish=finish, message=_message))

@@ -33,6 +33,7 @@ from annotator.models import Bead, DocumentPair, Project, Subcorpus
 from annotator.seeding.services import start_seed_job
 
 ALIGN_JOB = "document-align"
+LEARN_JOB = "document-learn"
 
 
 def create_document_pairs(
@@ -112,6 +113,13 @@ def start_align_job(*, project: Project, user: Any, document_pairs: Sequence[Doc
     (``documents.jobs``)."""
     ids = [dp.pk for dp in document_pairs]
     return start_job(kind=ALIGN_JOB, project=project, user=user, params={"document_pairs": ids})
+
+
+def start_learn_job(*, project: Project, user: Any) -> Any:
+    """Learn from the project's decisions in a worker (job kind ``document-learn``): at
+    160,000 beads the features alone take about a minute, too long for a request. One at a
+    time per project."""
+    return start_job(kind=LEARN_JOB, project=project, user=user, params={})
 
 
 def propose_beads(document_pair: DocumentPair) -> list[tuple[list[int], list[int], float]]:

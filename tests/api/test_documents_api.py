@@ -253,6 +253,8 @@ def test_a_page_of_the_review_reads_nothing_of_the_documents_whole(project, lead
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
+    from annotator.jobs.runner import run_job
+
     api, browser = client_for(lead), Client()
     browser.force_login(lead)
     sizes = {}
@@ -263,14 +265,16 @@ def test_a_page_of_the_review_reads_nothing_of_the_documents_whole(project, lead
             page = browser.get(f"/documents/{dp.pk}/review/")
             accepted = api.post(f"/api/document-pairs/{dp.pk}/accept-above/?offset=0&limit=5",
                                 {"threshold": 0.5}, format="json")  # fmt: skip
-        with CaptureQueriesContext(connection) as learning:  # it needs the sentences
-            learnt = api.post(f"/api/document-pairs/{dp.pk}/learn/")
+        # read now: the connection's log keeps the last 9,000 statements only
+        statements = [q["sql"] for q in queries.captured_queries]
+        learnt = api.post(f"/api/document-pairs/{dp.pk}/learn/")
         assert answer.status_code == 200 and page.status_code == 200
-        assert accepted.status_code == 200 and learnt.status_code == 200
+        assert accepted.status_code == 200 and learnt.status_code == 202
+        with CaptureQueriesContext(connection) as learning:  # it needs the sentences
+            run_job(learnt.json()["id"])
         assert not [q for q in learning.captured_queries if "_original" in q["sql"]]
         sizes[sentences] = len(answer.content)
-        for query in queries.captured_queries:
-            sql = query["sql"]
+        for sql in statements:
             assert "_original" not in sql, sql
             if "_sentences" in sql:
                 picks = ("json_extract(", "jsonb_path_query_array(", "array_length(")
@@ -288,3 +292,35 @@ def test_a_pages_sentences_are_picked_out_whatever_their_number(project, lead, c
     wanted = set(random.Random(count).sample(range(450), count))
     got = _sentences_at(dp.pk, "source", wanted)
     assert got == {k: dp.source_sentences[k] for k in wanted} and len(got) == count
+
+
+def test_learning_is_a_job_whose_result_says_what_it_learnt(project, lead):
+    """``learn/`` answers 202 with a job; run, it scores the pending beads (the likeliest
+    order then follows them) or says how many decisions it still needs. A second start while
+    the first waits answers the same job."""
+    from annotator.jobs.runner import run_job
+
+    client = client_for(lead)
+    dp = _aligned_pair(project, lead, 40)
+    url = f"/api/document-pairs/{dp.pk}/learn/"
+    answer = client.post(url)
+    assert answer.status_code == 202 and answer.json()["kind"] == "document-learn"
+    assert client.post(url).json()["id"] == answer.json()["id"]  # one at a time
+    run_job(answer.json()["id"])
+    job = Job.objects.get(pk=answer.json()["id"])
+    assert job.status == "succeeded" and job.result["trained"] is False
+    assert "Needs 10 accepted and 10 rejected beads; has 0 and 0" in job.message
+
+    beads = list(dp.beads.order_by("position"))
+    for k, bead in enumerate(beads[:24]):
+        services.decide(bead=bead, decision="accepted" if k % 2 else "rejected", user=lead)
+    job_id = client.post(url).json()["id"]
+    run_job(job_id)
+    job = Job.objects.get(pk=job_id)
+    assert job.result == {"trained": True, "decisions": 24, "accepted": 12, "predicted": 16}
+    assert "Learnt from 24 decisions; 16 pending beads scored" in job.message
+    assert dp.beads.filter(decision="pending", predicted__isnull=False).count() == 16
+    page = client.get(f"/api/document-pairs/{dp.pk}/?order=likeliest&offset=0&limit=40").json()
+    keys = [b["confidence"] if b["predicted"] is None else b["predicted"] for b in page["beads"]]
+    assert keys == sorted(keys, reverse=True)
+    assert all(b["predicted"] is not None for b in page["beads"] if b["decision"] == "pending")

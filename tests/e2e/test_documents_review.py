@@ -182,3 +182,53 @@ def test_a_long_review_is_drawn_a_page_at_a_time_and_the_keys_cross_pages(
     page.screenshot(path=str(ARTIFACTS / "document-review-long-1024x700.png"))
     page.set_viewport_size({"width": 1400, "height": 900})
     page.screenshot(path=str(ARTIFACTS / "document-review-long-1400x900.png"))
+
+
+@pytest.mark.django_db(transaction=True, databases="__all__")  # the jobs' database too
+def test_learning_runs_as_a_job_and_the_list_then_puts_the_likeliest_first(
+    live_server, chromium_browser, django_user_model
+):
+    """ "Learn from the decisions" starts a job and follows it; when it ends, the page says
+    what it learnt and lists the beads likeliest first."""
+    import time
+
+    from django.utils import timezone
+    from playwright.sync_api import expect
+
+    from annotator.jobs.runner import run_job
+    from annotator.models import Job
+
+    project = Project.objects.create(name="Learning", monolingual=False)
+    lead = django_user_model.objects.create_user("learnlead", password=PASSWORD)
+    Membership.objects.create(project=project, user=lead, role=Membership.Role.LEAD)
+    de = [f"Im Jahr {1900 + k} baute man das Haus Nummer {k}." for k in range(40)]
+    fr = [f"En {1900 + k}, on construisit la maison numéro {k}." for k in range(40)]
+    dp = DocumentPair.objects.create(
+        project=project, name="learn", source_language="de", target_language="fr",
+        source_filename="l.de", target_filename="l.fr", source_format="lines",
+        target_format="lines", source_sentences=de, target_sentences=fr,
+        aligned_at=timezone.now(), created_by=lead,
+    )  # fmt: skip
+    Bead.objects.bulk_create(
+        Bead(document_pair=dp, position=k, source=[k], target=[(k + 7 * (k % 2)) % 40],
+             confidence=0.5, decision=("rejected" if k % 2 else "accepted") if k < 24 else "pending")
+        for k in range(40)
+    )  # fmt: skip
+    page = log_in(chromium_browser, live_server.url, "learnlead", 1024, 700)
+    page.goto(f"{live_server.url}/documents/{dp.pk}/review/")
+    expect(page.locator("[data-testid=review-counts]")).to_contain_text("40 beads")
+    page.click("#learn")
+    note = page.locator("[data-testid=learn-result]")
+    expect(note).to_contain_text("learning")
+    expect(page.locator("#learn")).to_be_disabled()
+    deadline = time.monotonic() + 20
+    while not (job := Job.objects.filter(kind="document-learn").first()):
+        assert time.monotonic() < deadline, "no learn job was started"
+        time.sleep(0.1)
+    run_job(job.pk)  # as the worker's task would
+    expect(note).to_have_text("learnt from 24 decisions; 16 pending beads scored", timeout=10_000)
+    expect(page.locator("#order select")).to_have_value("likeliest")
+    expect(page.locator("#learn")).to_be_enabled()
+    scored = page.locator("[data-testid=beads] tbody tr td.num", has_text=" / ")
+    expect(scored).to_have_count(16)  # the learnt score beside the confidence
+    assert Bead.objects.filter(document_pair=dp, predicted__isnull=False).count() == 16

@@ -297,15 +297,44 @@
     load(0);
   });
 
-  document.getElementById("learn").addEventListener("click", () => {
+  function learnt(result) {
+    if (!result) return "";
+    if (!result.trained) {
+      const need = result.needed_per_kind;
+      return `needs ${need} accepted and ${need} rejected beads (has ${result.accepted} and ${result.decisions - result.accepted})`;
+    }
+    return `learnt from ${result.decisions} decisions; ${result.predicted} pending beads scored`;
+  }
+
+  // learning is a job (a long pair's features take a while): followed until it ends
+  async function follow(job, note) {
+    while (!job.finished) {
+      note.textContent = `learning… ${job.progress}%`;
+      await new Promise((done) => setTimeout(done, 1000));
+      const response = await fetch(job.url, { credentials: "same-origin", headers: { Accept: "application/json" } });
+      if (!response.ok) throw new Error(`the server answered ${response.status}`);
+      job = await response.json();
+    }
+    if (job.status !== "succeeded") throw new Error(job.reason || "learning failed");
+    return job.result;
+  }
+
+  const learnButton = document.getElementById("learn");
+  learnButton.addEventListener("click", () => {
     const note = document.querySelector("[data-testid=learn-result]");
-    act("POST", "learn/", undefined, (result) => {
-      note.textContent = result.trained
-        ? `learnt from ${result.decisions} decisions; ${result.predicted} pending beads scored`
-        : `needs ${result.needed_per_kind} accepted and ${result.needed_per_kind} rejected beads (has ${result.accepted} and ${result.decisions - result.accepted})`;
-      order = result.trained ? "likeliest" : order;
-      load(result.trained ? 0 : current);
-    });
+    learnButton.disabled = true;
+    act("POST", "learn/", undefined, (job) => {
+      follow(job, note).then((result) => {
+        note.textContent = learnt(result);
+        if (result.trained) {
+          order = "likeliest";
+          load(0);
+        }
+      }).catch((err) => {
+        note.textContent = "";
+        showError(err.message);
+      }).finally(() => { learnButton.disabled = false; });
+    }).finally(() => { if (!note.textContent.startsWith("learning")) learnButton.disabled = false; });
   });
 
   load(0);
