@@ -10,7 +10,7 @@ beads, merge and split sentences, realign, and send accepted beads to annotation
     POST /api/document-pairs/{id}/split/       {"side": "source", "index": 3, "offset": 17}
     POST /api/document-pairs/{id}/align/       realign (a job)
     POST /api/document-pairs/{id}/learn/       learn from the decisions (a job)
-    POST /api/document-pairs/{id}/send/        {"subcorpus": "news"}
+    POST /api/document-pairs/{id}/send/        {"subcorpus": "news"} (a job)
 """
 
 from __future__ import annotations
@@ -455,22 +455,28 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
         job = services.start_learn_job(project=dp.project, user=request.user)
         return Response(_job_data(request, job), status=status.HTTP_202_ACCEPTED)
 
-    @extend_schema(summary="Send the accepted beads to annotation as pairs of a subcorpus",
-                   request=SendRequest, responses={200: inline_serializer("DocumentSend", fields={
-                       "pairs": serializers.IntegerField(), "too_long": serializers.IntegerField(),
-                       "seed_job": serializers.IntegerField(allow_null=True)}), **ERRORS},
-                   examples=[*_request({"subcorpus": "huts"}), OpenApiExample(
-                       "Sent", value={"pairs": 4, "too_long": 0, "seed_job": 31},
-                       response_only=True)])  # fmt: skip
+    @extend_schema(
+        summary="Send the accepted beads to annotation as pairs of a subcorpus (a job)",
+        description="Starts a job that makes a sentence pair of each accepted bead not sent "
+        "yet (all or nothing), then the project's seed job. Its `result`: `pairs`, `too_long` "
+        "(beads left out, a sentence longer than the project allows) and `seed_job`. A bad "
+        "subcorpus name is a 400 and starts nothing.",
+        request=SendRequest, responses={202: JobSerializer, **ERRORS},
+        examples=[*_request({"subcorpus": "huts"}), OpenApiExample(
+            "Queued", response_only=True, status_codes=["202"], value={
+                **JOB_EXAMPLE, "kind": "document-send", "status": "queued", "finished": False,
+                "progress": 0, "message": "Waiting for a worker", "reason": None,
+                "error": None, "params": {"document_pairs": [4], "subcorpus": "huts"}})],
+    )  # fmt: skip
     @action(detail=True, methods=["post"])
     def send(self, request, pk=None):
-        dp = self.get_object()
+        dp = self.get_object_light()
         form = SendRequest(data=request.data)
         form.is_valid(raise_exception=True)
         try:
-            result = services.send_to_annotation(
-                document_pairs=[dp], subcorpus=form.validated_data["subcorpus"], user=request.user
+            job = services.start_send_job(
+                document_pair=dp, subcorpus=form.validated_data["subcorpus"], user=request.user
             )
         except DocumentError as exc:
             raise BadInput(str(exc)) from None
-        return Response(result)
+        return Response(_job_data(request, job), status=status.HTTP_202_ACCEPTED)

@@ -1,5 +1,6 @@
 """The documents feature's job kinds, registered at start-up (``AnnotatorConfig.ready``).
 
+``document-send`` sends a pair's accepted beads to annotation as sentence pairs, and
 ``document-learn`` trains the pair classifier on the project's decisions and scores the
 pending beads (``services.learn_from_decisions``), in a worker: too long for a request on a
 long document pair.
@@ -126,8 +127,32 @@ def _learnt(result: dict[str, Any] | None) -> str | None:
             "scored")  # fmt: skip
 
 
+def send_work(job: Any, reporter: Any) -> dict[str, Any]:
+    """The send job's work: the accepted beads of its document pairs become sentence pairs of
+    its subcorpus (all or nothing), with progress by the batch."""
+    ids = list(job.params.get("document_pairs") or [])
+    pairs = list(DocumentPair.objects.filter(project=job.project, pk__in=ids).order_by("pk"))
+    reporter.progress(0, "Sending the accepted beads to annotation")
+
+    def sent(done: int, total: int) -> None:
+        reporter.progress(min(99, 100 * done // max(total, 1)), f"{done} of {total} beads sent")
+
+    result = services.send_to_annotation(document_pairs=pairs, subcorpus=job.params["subcorpus"],
+                                         user=job.created_by, progress=sent)  # fmt: skip
+    reporter.progress(100, _sent(result))
+    return result
+
+
+def _sent(result: dict[str, Any] | None) -> str | None:
+    if not result:
+        return None
+    tail = f" ({result['too_long']} too long, left out)" if result.get("too_long") else ""
+    return f"{result['pairs']} pairs sent to annotation{tail}"
+
+
 def register_job_kinds() -> None:
     register(JobKind(services.ALIGN_JOB, align_work, summary=_summary))
     register(JobKind(services.LEARN_JOB, learn_work, summary=_learnt,
                      one_at_a_time_per_project=True))  # fmt: skip
+    register(JobKind(services.SEND_JOB, send_work, summary=_sent, record_success_with_work=True))
     register_parts(services.ALIGN_JOB, Parts(run=align_part, finish=finish, message=_message))

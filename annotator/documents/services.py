@@ -34,6 +34,7 @@ from annotator.seeding.services import start_seed_job
 
 ALIGN_JOB = "document-align"
 LEARN_JOB = "document-learn"
+SEND_JOB = "document-send"
 
 
 def create_document_pairs(
@@ -330,22 +331,38 @@ def split_sentence(
     )
 
 
+def subcorpus_name(subcorpus: str) -> str:
+    name = subcorpus.strip()
+    if not name or len(name) > 100:
+        raise DocumentError("give a subcorpus name of 1 to 100 characters")
+    return name
+
+
+def start_send_job(*, document_pair: DocumentPair, subcorpus: str, user: Any) -> Any:
+    """Send the pair's accepted beads to annotation in a worker (job kind ``document-send``):
+    160,000 beads take about half a minute on PostgreSQL, too long for a request. A bad
+    subcorpus name is refused here, before any job."""
+    params = {"document_pairs": [document_pair.pk], "subcorpus": subcorpus_name(subcorpus)}
+    return start_job(kind=SEND_JOB, project=document_pair.project, user=user, params=params)
+
+
 def send_to_annotation(
-    *, document_pairs: Sequence[DocumentPair], subcorpus: str, user: Any, seed: bool = True
-) -> dict[str, Any]:
+    *, document_pairs: Sequence[DocumentPair], subcorpus: str, user: Any, seed: bool = True,
+    progress=None,
+) -> dict[str, Any]:  # fmt: skip
     """Make a sentence pair of each accepted bead not sent yet, in subcorpus ``subcorpus``,
     after the project's pairs; each pair's metadata names its document pair, sentences and
     bead, and the bead points at it. Then start the project's seed job so the new pairs come
     seeded and ready to assign. Beads with a sentence longer than the project allows are left
-    out and counted."""
+    out and counted. ``progress(done, total)``: called after each batch of beads."""
     if not document_pairs:
         return {"pairs": 0, "too_long": 0, "seed_job": None}
     project = document_pairs[0].project
     if any(dp.project_id != project.pk for dp in document_pairs):
         raise DocumentError("all document pairs must belong to one project")
-    name = subcorpus.strip()
-    if not name or len(name) > 100:
-        raise DocumentError("give a subcorpus name of 1 to 100 characters")
+    name = subcorpus_name(subcorpus)
+    todo = Bead.objects.filter(document_pair__in=document_pairs, decision=Bead.Decision.ACCEPTED,
+                               pair__isnull=True).count() if progress else 0  # fmt: skip
     made, too_long, names = 0, 0, set()
     with transaction.atomic():
         Project.objects.select_for_update().filter(pk=project.pk).first()
@@ -367,6 +384,8 @@ def send_to_annotation(
                 keys = insert_pairs(project.pk, rows)
                 _point_beads_at([b.pk for b in kept], keys)
                 made += len(rows)
+                if progress:
+                    progress(made + too_long, todo)
         job = start_seed_job(project=project, user=user, use_gold=False) if made and seed else None
     return {"pairs": made, "too_long": too_long, "seed_job": job.pk if job else None}
 

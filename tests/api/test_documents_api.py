@@ -11,6 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from annotator.documents import services
+from annotator.jobs.runner import run_job
 from annotator.models import Bead, DocumentPair, Job, SentencePair
 
 DE = "Das Haus ist alt.\nEs steht am See.\nIm Jahr 1900 wurde es gebaut.\n"
@@ -102,8 +103,15 @@ def test_review_through_the_api_ends_in_pairs_with_provenance(project, lead):
         f"/api/document-pairs/{dp_id}/merge/", {"side": "source", "index": 2}, format="json"
     )
     assert bad.status_code == 400 and "no source sentences 2 and 3" in bad.json()["error"]
+    blank = client.post(f"/api/document-pairs/{dp_id}/send/", {"subcorpus": "  "}, format="json")
+    assert blank.status_code == 400 and "subcorpus" in blank.json()["error"]
+    assert not Job.objects.filter(kind="document-send").exists()  # refused before any job
     sent = client.post(f"/api/document-pairs/{dp_id}/send/", {"subcorpus": "houses"}, format="json")
-    assert sent.status_code == 200 and sent.json()["pairs"] == 2
+    assert sent.status_code == 202 and sent.json()["kind"] == "document-send"
+    run_job(sent.json()["id"])  # as the worker's task would
+    job = Job.objects.get(pk=sent.json()["id"])
+    assert job.status == "succeeded" and job.result["pairs"] == 2 and job.result["too_long"] == 0
+    assert job.message == "2 pairs sent to annotation"
     pairs = SentencePair.objects.filter(subcorpus__name="houses").order_by("position")
     assert [p.metadata["provenance"]["source_sentences"] for p in pairs] == [[1], [2]]
 
@@ -253,8 +261,6 @@ def test_a_page_of_the_review_reads_nothing_of_the_documents_whole(project, lead
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from annotator.jobs.runner import run_job
-
     api, browser = client_for(lead), Client()
     browser.force_login(lead)
     sizes = {}
@@ -298,7 +304,6 @@ def test_learning_is_a_job_whose_result_says_what_it_learnt(project, lead):
     """``learn/`` answers 202 with a job; run, it scores the pending beads (the likeliest
     order then follows them) or says how many decisions it still needs. A second start while
     the first waits answers the same job."""
-    from annotator.jobs.runner import run_job
 
     client = client_for(lead)
     dp = _aligned_pair(project, lead, 40)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from annotator.jobs.runner import run_job
 from annotator.models import Assignment, Bead, DocumentPair, Membership, Project, SentencePair
 from tests.browser import log_in as browser_log_in
 
@@ -33,6 +34,21 @@ def log_in(browser, base: str, username: str, width: int = 1400, height: int = 9
     return browser_log_in(browser, base, username, PASSWORD, width, height)
 
 
+def started(kind: str, timeout: float = 20):
+    """The job of ``kind`` the page has just started (it is dispatched, not run: the test runs
+    it, as a worker's task would)."""
+    import time
+
+    from annotator.models import Job
+
+    deadline = time.monotonic() + timeout
+    while not (job := Job.objects.filter(kind=kind).order_by("-pk").first()):
+        assert time.monotonic() < deadline, f"no {kind} job was started"
+        time.sleep(0.1)
+    return job
+
+
+@pytest.mark.django_db(transaction=True, databases="__all__")  # the jobs' database too
 def test_upload_review_send_and_align_one_on_the_grid(
     live_server, chromium_browser, django_user_model
 ):
@@ -85,8 +101,10 @@ def test_upload_review_send_and_align_one_on_the_grid(
     expect(page.locator("[data-testid=review-counts]")).to_contain_text("4 accepted")
 
     page.fill("#send input[name=subcorpus]", "huts")
-    page.click("#send button")
-    expect(page.locator("[data-testid=review-counts]")).to_contain_text("4 pairs sent")
+    page.click("#send button")  # a job, followed by the page
+    run_job(started("document-send").pk)  # as the worker's task would
+    expect(page.locator("[data-testid=send-result]")).to_have_text("4 pairs sent to annotation")
+    expect(page.locator("[data-testid=review-counts]")).to_contain_text("4 sent")
     page.set_viewport_size({"width": 1024, "height": 700})
     page.screenshot(path=str(ARTIFACTS / "document-review-1024x700.png"))
 
@@ -118,26 +136,32 @@ def test_upload_review_send_and_align_one_on_the_grid(
         page.screenshot(path=str(ARTIFACTS / f"pair-view-{width}x{height}.png"), full_page=True)
 
 
+def lead_and_pair(django_user_model, username: str, de: list[str], fr: list[str]):
+    """A project led by ``username`` (password ``PASSWORD``) with one aligned document pair of
+    these sentences and no bead yet."""
+    from django.utils import timezone
+
+    project = Project.objects.create(name=f"{username}'s", monolingual=False)
+    lead = django_user_model.objects.create_user(username, password=PASSWORD)
+    Membership.objects.create(project=project, user=lead, role=Membership.Role.LEAD)
+    return DocumentPair.objects.create(
+        project=project, name="long", source_language="de", target_language="fr",
+        source_filename="l.de", target_filename="l.fr", source_format="lines",
+        target_format="lines", source_sentences=de, target_sentences=fr,
+        aligned_at=timezone.now(), created_by=lead,
+    )  # fmt: skip
+
+
 def test_a_long_review_is_drawn_a_page_at_a_time_and_the_keys_cross_pages(
     live_server, chromium_browser, django_user_model
 ):
     """450 beads: the table holds 200 of them at a time, the pager and the keys move between
     pages (the current bead stays current across the edge), and a decision on the second page
     shows in its row and in the counts of all 450."""
-    from django.utils import timezone
     from playwright.sync_api import expect
 
-    project = Project.objects.create(name="Long", monolingual=False)
-    lead = django_user_model.objects.create_user("longlead", password=PASSWORD)
-    Membership.objects.create(project=project, user=lead, role=Membership.Role.LEAD)
-    de = [f"Satz {k}." for k in range(450)]
-    fr = [f"Phrase {k}." for k in range(450)]
-    dp = DocumentPair.objects.create(
-        project=project, name="long", source_language="de", target_language="fr",
-        source_filename="l.de", target_filename="l.fr", source_format="lines",
-        target_format="lines", source_sentences=de, target_sentences=fr,
-        aligned_at=timezone.now(), created_by=lead,
-    )  # fmt: skip
+    dp = lead_and_pair(django_user_model, "longlead", [f"Satz {k}." for k in range(450)],
+                       [f"Phrase {k}." for k in range(450)])  # fmt: skip
     Bead.objects.bulk_create(
         Bead(document_pair=dp, position=k, source=[k], target=[k], confidence=0.9)
         for k in range(450)
@@ -190,24 +214,15 @@ def test_learning_runs_as_a_job_and_the_list_then_puts_the_likeliest_first(
 ):
     """ "Learn from the decisions" starts a job and follows it; when it ends, the page says
     what it learnt and lists the beads likeliest first."""
-    import time
 
-    from django.utils import timezone
     from playwright.sync_api import expect
 
     from annotator.jobs.runner import run_job
-    from annotator.models import Job
 
-    project = Project.objects.create(name="Learning", monolingual=False)
-    lead = django_user_model.objects.create_user("learnlead", password=PASSWORD)
-    Membership.objects.create(project=project, user=lead, role=Membership.Role.LEAD)
-    de = [f"Im Jahr {1900 + k} baute man das Haus Nummer {k}." for k in range(40)]
-    fr = [f"En {1900 + k}, on construisit la maison numéro {k}." for k in range(40)]
-    dp = DocumentPair.objects.create(
-        project=project, name="learn", source_language="de", target_language="fr",
-        source_filename="l.de", target_filename="l.fr", source_format="lines",
-        target_format="lines", source_sentences=de, target_sentences=fr,
-        aligned_at=timezone.now(), created_by=lead,
+    dp = lead_and_pair(
+        django_user_model, "learnlead",
+        [f"Im Jahr {1900 + k} baute man das Haus Nummer {k}." for k in range(40)],
+        [f"En {1900 + k}, on construisit la maison numéro {k}." for k in range(40)],
     )  # fmt: skip
     Bead.objects.bulk_create(
         Bead(document_pair=dp, position=k, source=[k], target=[(k + 7 * (k % 2)) % 40],
@@ -221,11 +236,7 @@ def test_learning_runs_as_a_job_and_the_list_then_puts_the_likeliest_first(
     note = page.locator("[data-testid=learn-result]")
     expect(note).to_contain_text("learning")
     expect(page.locator("#learn")).to_be_disabled()
-    deadline = time.monotonic() + 20
-    while not (job := Job.objects.filter(kind="document-learn").first()):
-        assert time.monotonic() < deadline, "no learn job was started"
-        time.sleep(0.1)
-    run_job(job.pk)  # as the worker's task would
+    run_job(started("document-learn").pk)  # as the worker's task would
     expect(note).to_have_text("learnt from 24 decisions; 16 pending beads scored", timeout=10_000)
     expect(page.locator("#order select")).to_have_value("likeliest")
     expect(page.locator("#learn")).to_be_enabled()

@@ -281,15 +281,21 @@
     act("POST", "accept-above/", { threshold });
   });
 
+  const sendButton = document.querySelector("#send button");
   document.getElementById("send").addEventListener("submit", (event) => {
     event.preventDefault();
     const subcorpus = String(new FormData(event.target).get("subcorpus"));
-    act("POST", "send/", { subcorpus }, (result) => {
-      const note = `${result.pairs} pairs sent to annotation` + (result.too_long ? ` (${result.too_long} too long, left out)` : "");
-      load(current).then(() => {
-        counts.textContent = `${note}. ${counts.textContent}`;
-      });
-    });
+    const note = document.querySelector("[data-testid=send-result]");
+    sendButton.disabled = true;
+    act("POST", "send/", { subcorpus }, (job) => {
+      follow(job, note, "sending").then((result) => {
+        note.textContent = `${result.pairs} pairs sent to annotation` + (result.too_long ? ` (${result.too_long} too long, left out)` : "");
+        return load(current);
+      }).catch((err) => {
+        note.textContent = "";
+        showError(err.message);
+      }).finally(() => { sendButton.disabled = false; });
+    }).finally(() => { if (!note.textContent.startsWith("sending")) sendButton.disabled = false; });
   });
 
   document.querySelector("#order select").addEventListener("change", (event) => {
@@ -306,16 +312,16 @@
     return `learnt from ${result.decisions} decisions; ${result.predicted} pending beads scored`;
   }
 
-  // learning is a job (a long pair's features take a while): followed until it ends
-  async function follow(job, note) {
+  // learning and sending are jobs (a long pair's take a while): followed until they end
+  async function follow(job, note, doing) {
     while (!job.finished) {
-      note.textContent = `learning… ${job.progress}%`;
+      note.textContent = `${doing}… ${job.progress}%`;
       await new Promise((done) => setTimeout(done, 1000));
       const response = await fetch(job.url, { credentials: "same-origin", headers: { Accept: "application/json" } });
       if (!response.ok) throw new Error(`the server answered ${response.status}`);
       job = await response.json();
     }
-    if (job.status !== "succeeded") throw new Error(job.reason || "learning failed");
+    if (job.status !== "succeeded") throw new Error(job.reason || `${doing} failed`);
     return job.result;
   }
 
@@ -324,7 +330,7 @@
     const note = document.querySelector("[data-testid=learn-result]");
     learnButton.disabled = true;
     act("POST", "learn/", undefined, (job) => {
-      follow(job, note).then((result) => {
+      follow(job, note, "learning").then((result) => {
         note.textContent = learnt(result);
         if (result.trained) {
           order = "likeliest";
