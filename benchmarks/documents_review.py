@@ -13,7 +13,8 @@ answered with the bead and the counts (``?answer=bead``, what the review page se
 press), a merge of two sentences and the split that undoes it (each answered with its first
 page). Each figure is the median of ``--rounds`` requests, the server's own time and the
 answer's size, beside the same request on the short pair (the anchor), and their ratio. Then,
-once each, as they fix the beads: accept every bead, and send them all to annotation.
+once each, as they fix the beads: accept every bead, and send them all to annotation (a job:
+its request, then its work run in-process as the worker's task would).
 
 ``--browser``: the review page itself in headless Chromium (Debian's ``/usr/bin/chromium``)
 against gunicorn (one worker, DEBUG off, a fresh SQLite database): the page's first load
@@ -75,9 +76,17 @@ def once(client, dp, name: str) -> tuple[float, int]:
     if name.startswith("accept"):
         answer = client.post(f"{base}accept-above/?offset=0&limit=200", {"threshold": 0.0},
                              content_type="application/json")  # fmt: skip
-    else:
+    else:  # a job: its request, then its work run here as the worker's task would
+        from annotator.jobs.runner import run_job
+        from annotator.models import Job
+
         answer = client.post(f"{base}send/", {"subcorpus": f"sent {dp.pk}"},
                              content_type="application/json")  # fmt: skip
+        assert answer.status_code == 202, (name, answer.status_code, answer.content[:200])
+        run_job(answer.json()["id"])
+        job = Job.objects.get(pk=answer.json()["id"])
+        assert job.status == "succeeded" and job.result["pairs"], (job.status, job.message)
+        return (time.perf_counter() - start) * 1000, len(answer.content)
     took = (time.perf_counter() - start) * 1000
     assert answer.status_code == 200, (name, answer.status_code, answer.content[:200])
     return took, len(answer.content)
@@ -230,7 +239,7 @@ def main() -> int:
         short, long = make_pair(lead, args.anchor), make_pair(lead, args.sentences)
         anchor, figure = measure(client, short, args.rounds), measure(client, long, args.rounds)
         # last, as it fixes the beads: every bead accepted, then sent to annotation (once)
-        for name in ("accept every bead (accept-above 0)", "send them to annotation"):
+        for name in ("accept every bead (accept-above 0)", "send them to annotation (job)"):
             anchor[name], figure[name] = (once(client, pair, name) for pair in (short, long))
         load = os.getloadavg()[0]
         print(f"document review, {connection.vendor}, median of {args.rounds}; load {load:.1f}")
