@@ -4,6 +4,7 @@ provenance."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -329,3 +330,36 @@ def test_learning_is_a_job_whose_result_says_what_it_learnt(project, lead):
     keys = [b["confidence"] if b["predicted"] is None else b["predicted"] for b in page["beads"]]
     assert keys == sorted(keys, reverse=True)
     assert all(b["predicted"] is not None for b in page["beads"] if b["decision"] == "pending")
+
+
+@pytest.mark.parametrize("order", ["document", "likeliest"])
+def test_a_long_pairs_whole_state_is_streamed_and_is_the_same_state(
+    project, lead, monkeypatch, order
+):
+    """Above ``STREAM_ABOVE`` beads the whole state is written as it is read, a chunk of
+    sentences or beads at a time: the same JSON as the state built whole, unpaired
+    sentences, sent beads and learnt scores included."""
+    from annotator.documents import api, selectors
+
+    client = client_for(lead)
+    dp = _aligned_pair(project, lead, 57)
+    beads = list(dp.beads.order_by("position"))
+    for k, bead in enumerate(beads):
+        bead.predicted = None if k % 3 else round(k / 60, 4)
+    Bead.objects.bulk_update(beads, ["predicted"])
+    Bead.objects.filter(pk=beads[4].pk).update(target=[])
+    services.decide(bead=dp.beads.get(position=5), decision="rejected", user=lead)
+    services.accept_above(document_pair=dp, threshold=0.0, user=lead)
+    services.send_to_annotation(document_pairs=[dp], subcorpus="s", user=lead, seed=False)
+    monkeypatch.setattr(selectors, "STREAM_CHUNK", 4)  # many chunks of beads and sentences
+    url = f"/api/document-pairs/{dp.pk}/?order={order}"
+    built = client.get(url)
+    assert not built.streaming
+    monkeypatch.setattr(api, "STREAM_ABOVE", 10)
+    streamed = client.get(url)
+    assert streamed.status_code == 200 and streamed.streaming
+    assert streamed["Content-Type"] == "application/json"
+    whole = json.loads(b"".join(streamed.streaming_content))
+    assert whole == built.json()
+    assert whole["unaligned_target"] == [4] and whole["counts"]["sent"] > 0
+    assert len(whole["source_sentences"]) == 57 and whole["order"] == order
