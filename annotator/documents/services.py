@@ -184,7 +184,10 @@ def write_beads(
     placed = realign.with_hand_beads(propose_beads(document_pair), hand)
     written = 0
     with transaction.atomic():
-        dp = DocumentPair.objects.select_for_update().get(pk=document_pair.pk)
+        locked = DocumentPair.objects.select_for_update().defer(
+            "source_original", "target_original"
+        )
+        dp = locked.get(pk=document_pair.pk)  # the uploaded files: not needed, up to 20 MB each
         sent = {(tuple(b.source), tuple(b.target)) for b in dp.beads.filter(pair__isnull=False)}
         Bead.objects.filter(document_pair=dp, pair__isnull=True).delete()
         rows, now = [], timezone.now()
