@@ -123,8 +123,9 @@ def _learnt(result: dict[str, Any] | None) -> str | None:
         need = result.get("needed_per_kind", services.MIN_DECISIONS_PER_CLASS)
         return (f"Needs {need} accepted and {need} rejected beads; has "
                 f"{result['accepted']} and {result['decisions'] - result['accepted']}")  # fmt: skip
-    return (f"Learnt from {result['decisions']} decisions; {result['predicted']} pending beads "
-            "scored")  # fmt: skip
+    scored = result["predicted"]
+    return (f"Learnt from {result['decisions']} decisions; {scored} pending "
+            f"bead{'' if scored == 1 else 's'} scored")  # fmt: skip
 
 
 def send_work(job: Any, reporter: Any) -> dict[str, Any]:
@@ -147,7 +148,8 @@ def _sent(result: dict[str, Any] | None) -> str | None:
     if not result:
         return None
     tail = f" ({result['too_long']} too long, left out)" if result.get("too_long") else ""
-    return f"{result['pairs']} pairs sent to annotation{tail}"
+    pairs = result["pairs"]
+    return f"{pairs} pair{'' if pairs == 1 else 's'} sent to annotation{tail}"
 
 
 def register_job_kinds() -> None:

@@ -113,8 +113,15 @@ def test_review_through_the_api_ends_in_pairs_with_provenance(project, lead):
     job = Job.objects.get(pk=sent.json()["id"])
     assert job.status == "succeeded" and job.result["pairs"] == 2 and job.result["too_long"] == 0
     assert job.message == "2 pairs sent to annotation"
+    one = services.pair_by_hand(document_pair=DocumentPair.objects.get(pk=dp_id), source=[0],
+                                target=[0], user=lead)  # fmt: skip
+    assert one.decision == "accepted"
+    again = client.post(f"/api/document-pairs/{dp_id}/send/", {"subcorpus": "houses"},
+                        format="json")  # fmt: skip
+    run_job(again.json()["id"])
+    assert Job.objects.get(pk=again.json()["id"]).message == "1 pair sent to annotation"
     pairs = SentencePair.objects.filter(subcorpus__name="houses").order_by("position")
-    assert [p.metadata["provenance"]["source_sentences"] for p in pairs] == [[1], [2]]
+    assert [p.metadata["provenance"]["source_sentences"] for p in pairs] == [[1], [2], [0]]
 
 
 def _aligned_pair(project, lead, sentences: int) -> DocumentPair:

@@ -289,7 +289,7 @@
     sendButton.disabled = true;
     act("POST", "send/", { subcorpus }, (job) => {
       follow(job, note, "sending").then((result) => {
-        note.textContent = `${result.pairs} pairs sent to annotation` + (result.too_long ? ` (${result.too_long} too long, left out)` : "");
+        note.textContent = `${plural(result.pairs, "pair")} sent to annotation` + (result.too_long ? ` (${result.too_long} too long, left out)` : "");
         return load(current);
       }).catch((err) => {
         note.textContent = "";
@@ -303,13 +303,17 @@
     load(0);
   });
 
+  function plural(n, noun) {
+    return `${n} ${noun}${n === 1 ? "" : "s"}`;
+  }
+
   function learnt(result) {
     if (!result) return "";
     if (!result.trained) {
       const need = result.needed_per_kind;
       return `needs ${need} accepted and ${need} rejected beads (has ${result.accepted} and ${result.decisions - result.accepted})`;
     }
-    return `learnt from ${result.decisions} decisions; ${result.predicted} pending beads scored`;
+    return `learnt from ${result.decisions} decisions; ${plural(result.predicted, "pending bead")} scored`;
   }
 
   // learning and sending are jobs (a long pair's take a while): followed until they end
