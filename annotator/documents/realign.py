@@ -6,12 +6,13 @@ before the edit to ``LOCAL_MARGIN`` after it, widened to *clean cuts* (places in
 list where every bead before covers only sentences before every bead after, on both sides,
 so the window is a sub-document of its own). The beads after the window keep their rows;
 their sentence numbers on the edited side move by one, and their positions by the window's
-change in length, each in one statement. What a request costs then follows the window, not
-the documents: a 160,000-sentence pair used to be realigned whole in the web request
-(about 50 s).
+change in length, in one statement. What a request costs then follows the window, not the
+documents: a 160,000-sentence pair used to be realigned whole in the web request (about
+50 s). A bead paired by hand across the document widens the window to take it in.
 
-Shorter pairs, comparable pairs, and a window that cannot be cut (an edit next to a bead
-paired by hand across the document) are realigned whole, as before.
+Shorter pairs and comparable pairs are realigned whole, as before. Either way the beads a
+lead paired by hand are kept (``with_hand_beads``), and the pair's counts of unpaired
+sentences follow (``uncovered``).
 """
 
 from __future__ import annotations
