@@ -244,3 +244,23 @@ def test_the_unpaired_counts_are_kept_through_every_change_of_the_beads(
             document_pair=dp, side="target", index=150, offset=dp.target_sentences[150].index("En ")
         )
         check(dp)
+
+
+def test_the_beads_after_a_window_are_renumbered_whatever_their_sentences(project, lead):
+    """The one statement that moves the later beads: empty sides stay empty, one sentence or
+    several are each moved by the edit, in order, and the positions by the window's change."""
+    dp = DocumentPair.objects.create(
+        project=project, name="shift", source_language="de", target_language="fr",
+        source_filename="a", target_filename="b", source_format="lines", target_format="lines",
+        source_sentences=[f"s{k}" for k in range(20)], target_sentences=[f"t{k}" for k in range(20)],
+    )  # fmt: skip
+    rows = [([0], [0]), ([1], [1]), ([2, 3, 4], [2]), ([], [3]), ([5], [4, 5]), ([6, 7], [])]
+    for k, (src, tgt) in enumerate(rows):
+        Bead.objects.create(document_pair=dp, position=k, source=src, target=tgt)
+    window = realign.Window(first=0, stop=2, start={"source": 0, "target": 0},
+                            end={"source": 2, "target": 2}, first_position=0, stop_position=2,
+                            ids=[])  # fmt: skip
+    realign.shift_later_beads(dp, window, "source", -1, new_beads=1)
+    got = [(b.position, b.source, b.target) for b in dp.beads.order_by("position", "id")]
+    assert got == [(0, [0], [0]), (1, [1], [1]), (1, [1, 2, 3], [2]), (2, [], [3]),
+                   (3, [4], [4, 5]), (4, [5, 6], [])]  # fmt: skip
