@@ -44,9 +44,14 @@ from annotator.models import Bead, DocumentPair
 
 SIDES = ("source", "target")
 
-ALIGN_JOB_EXAMPLE = {**JOB_EXAMPLE, "kind": "document-align", "status": "queued", "finished": False,
-                     "progress": 0, "message": "Waiting for a worker", "reason": None,
-                     "error": None, "params": {"document_pairs": [4]}}  # fmt: skip
+
+def _queued(kind: str, params: dict[str, Any]) -> dict[str, Any]:
+    """An example of a job of ``kind`` just started."""
+    return {**JOB_EXAMPLE, "kind": kind, "status": "queued", "finished": False, "progress": 0,
+            "message": "Waiting for a worker", "reason": None, "error": None, "params": params}  # fmt: skip
+
+
+ALIGN_JOB_EXAMPLE = _queued("document-align", {"document_pairs": [4]})
 STATE_EXAMPLE = {
     "id": 4, "project": 1, "name": "hut", "kind": "parallel",
     "source_language": "de", "target_language": "fr",
@@ -449,10 +454,8 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
         "train). One at a time per project: starting it again while it runs answers that job.",
         request=None,
         responses={202: JobSerializer, **ERRORS},
-        examples=[OpenApiExample("Queued", response_only=True, status_codes=["202"], value={
-            **JOB_EXAMPLE, "kind": "document-learn", "status": "queued", "finished": False,
-            "progress": 0, "message": "Waiting for a worker", "reason": None, "error": None,
-            "params": {}})],
+        examples=[OpenApiExample("Queued", response_only=True, status_codes=["202"],
+                                 value=_queued("document-learn", {}))],
     )  # fmt: skip
     @action(detail=True, methods=["post"])
     def learn(self, request, pk=None):
@@ -468,10 +471,8 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
         "subcorpus name is a 400 and starts nothing.",
         request=SendRequest, responses={202: JobSerializer, **ERRORS},
         examples=[*_request({"subcorpus": "huts"}), OpenApiExample(
-            "Queued", response_only=True, status_codes=["202"], value={
-                **JOB_EXAMPLE, "kind": "document-send", "status": "queued", "finished": False,
-                "progress": 0, "message": "Waiting for a worker", "reason": None,
-                "error": None, "params": {"document_pairs": [4], "subcorpus": "huts"}})],
+            "Queued", response_only=True, status_codes=["202"],
+            value=_queued("document-send", {"document_pairs": [4], "subcorpus": "huts"}))],
     )  # fmt: skip
     @action(detail=True, methods=["post"])
     def send(self, request, pk=None):

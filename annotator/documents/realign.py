@@ -174,10 +174,7 @@ def realign_window(
     )  # fmt: skip
     ids = window.ids
     held_before = list(Bead.objects.filter(pk__in=ids).values_list("source", "target"))
-    keep, hand = {}, []
-    for b in Bead.objects.filter(pk__in=ids).exclude(decision=Bead.Decision.PENDING):
-        keep[(tuple(old["source"][i] for i in b.source),
-              tuple(old["target"][j] for j in b.target))] = b  # fmt: skip
+    keep, hand = decided_by_text(Bead.objects.filter(pk__in=ids), old), []
     for b in Bead.objects.filter(pk__in=ids, confidence__isnull=True):
         moved = renumbered(b, side, touched, delta)
         if moved is not None:
@@ -207,6 +204,16 @@ def realign_window(
     dp.aligned_at = timezone.now()
     dp.save(update_fields=["aligned_at", *counted])
     return len(rows)
+
+
+def decided_by_text(beads, sentences: dict[str, Sequence[str]]) -> dict[tuple, Bead]:
+    """The decided ones of ``beads``, keyed by the texts of their sentences in ``sentences``
+    (each side's list): so a decision follows its sentences when their numbers move."""
+    return {
+        (tuple(sentences["source"][i] for i in b.source),
+         tuple(sentences["target"][j] for j in b.target)): b
+        for b in beads.exclude(decision=Bead.Decision.PENDING)
+    }  # fmt: skip
 
 
 # --- how many sentences no bead pairs, kept as the beads change -------------------------

@@ -62,10 +62,16 @@ def bead_brief(bead: Bead) -> dict[str, Any]:
 
 
 def bead_data(bead: Bead, dp: DocumentPair) -> dict[str, Any]:
+    return bead_row(bead, {"source": dp.source_sentences, "target": dp.target_sentences})
+
+
+def bead_row(bead: Bead, text: dict[str, Any]) -> dict[str, Any]:
+    """``bead_brief`` and its sentences' text: ``text[side][index]`` (a side's list, or the
+    sentences read for a page)."""
     return {
         **bead_brief(bead),
-        "source_text": " ".join(dp.source_sentences[i] for i in bead.source),
-        "target_text": " ".join(dp.target_sentences[j] for j in bead.target),
+        "source_text": " ".join(text["source"][i] for i in bead.source),
+        "target_text": " ".join(text["target"][j] for j in bead.target),
     }
 
 
@@ -83,6 +89,14 @@ def bead_counts(*, document_pair: DocumentPair) -> dict[str, int]:
 ORDERS = ("document", "likeliest")
 
 
+def _order(dp: DocumentPair, order: str) -> str:
+    """``order`` if it is one, else the pair's default: likeliest first for comparable pairs,
+    document order for parallel ones."""
+    if order in ORDERS:
+        return order
+    return "likeliest" if dp.kind == DocumentPair.Kind.COMPARABLE else "document"
+
+
 def review_state(*, document_pair: DocumentPair, order: str = "") -> dict[str, Any]:
     """Everything the review screen shows: both sides' sentences, the beads, and which
     sentences no non-null bead covers (shown, never silently dropped). ``order``: "document"
@@ -91,8 +105,7 @@ def review_state(*, document_pair: DocumentPair, order: str = "") -> dict[str, A
     default)."""
     dp = document_pair
     beads = [bead_data(b, dp) for b in dp.beads.order_by("position", "id")]
-    if order not in ORDERS:
-        order = "likeliest" if dp.kind == DocumentPair.Kind.COMPARABLE else "document"
+    order = _order(dp, order)
     if order == "likeliest":
         beads.sort(key=lambda b: -(b["predicted"] if b["predicted"] is not None
                                    else (b["confidence"] or 0.0)))  # fmt: skip
@@ -123,11 +136,10 @@ def review_state(*, document_pair: DocumentPair, order: str = "") -> dict[str, A
 
 
 # A page of the review: the beads of one page, the sentences they hold, and the counts, read
-# by the database. The documents' sentences (up to 160,000 a side) are never read whole: each
-# vendor's JSON functions pick the page's sentences out of the stored array.
-# one call picks every wanted element out of the stored array, which is read once: a page's
-# 400 sentences of a 160,000-sentence side in 12 ms on PostgreSQL (a jsonpath of subscripts),
-# against 220 ms for walking the array's elements
+# by the database. The documents' sentences (up to 160,000 a side) are never read whole: one
+# call of each vendor's JSON functions picks the wanted elements out of the stored array,
+# read once (a page's 400 sentences of a 160,000-sentence side in 12 ms on PostgreSQL with a
+# jsonpath of subscripts, against 220 ms for walking the array's elements).
 _SENTENCES_AT = {
     "postgresql": "SELECT jsonb_path_query_array({column}, %s::jsonpath) FROM {table} WHERE id = %s",
     "sqlite": "SELECT {calls} FROM {table} WHERE id = %s",
@@ -165,22 +177,21 @@ def _sentences_at(dp_id: int, side: str, indices: set[int]) -> dict[int, str]:
     if connection.vendor == "postgresql":
         sql = _SENTENCES_AT["postgresql"].format(table=table, column=column)
         params = ["$[" + ", ".join(str(int(k)) for k in wanted) + "]", dp_id]
-    else:  # each chunk of two paths at least, so that each call answers an array
+    else:  # json_extract of several paths answers an array; of one, the value: wrapped
         chunks = [wanted[k : k + SQLITE_PATHS] for k in range(0, len(wanted), SQLITE_PATHS)]
-        chunks = [chunk if len(chunk) > 1 else chunk * 2 for chunk in chunks]
         calls = ", ".join(
-            f"json_extract({column}, {', '.join(['%s'] * len(chunk))})" for chunk in chunks
-        )
+            f"json_extract({column}, {', '.join(['%s'] * len(chunk))})"
+            if len(chunk) > 1 else f"json_array(json_extract({column}, %s))"
+            for chunk in chunks
+        )  # fmt: skip
         sql = _SENTENCES_AT["sqlite"].format(table=table, calls=calls)
-        params = [f"$[{int(k)}]" for chunk in chunks for k in chunk] + [dp_id]
+        params = [f"$[{int(k)}]" for k in wanted] + [dp_id]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         answers = cursor.fetchone()
     found = []
     for answer in answers:
         found += json.loads(answer) if isinstance(answer, str) else answer
-    if connection.vendor != "postgresql" and len(wanted) % SQLITE_PATHS == 1:
-        found.pop()  # the last chunk's one path, asked twice
     return dict(zip(wanted, found, strict=True))
 
 
@@ -228,8 +239,7 @@ def review_page(
     is moved back to the last page). Its size and cost follow the page, not the documents:
     no request reads a long document pair whole."""
     dp = document_pair
-    if order not in ORDERS:
-        order = "likeliest" if dp.kind == DocumentPair.Kind.COMPARABLE else "document"
+    order = _order(dp, order)
     counts = bead_counts(document_pair=dp)
     total = sum(counts[d] for d in Bead.Decision.values)
     if offset >= total:
@@ -240,14 +250,7 @@ def review_page(
         for side in SIDES
     }
     sentence_counts = _sentence_counts(dp.pk)
-    rows = [
-        {
-            **bead_brief(b),
-            "source_text": " ".join(sentences["source"].get(i, "") for i in b.source),
-            "target_text": " ".join(sentences["target"].get(j, "") for j in b.target),
-        }
-        for b in beads
-    ]
+    rows = [bead_row(b, sentences) for b in beads]
     return {
         **{f: getattr(dp, f) for f in _PAIR_FIELDS},
         "project": dp.project_id,
@@ -273,7 +276,7 @@ _PAIR_FIELDS = ("id", "name", "kind", "source_language", "target_language", "sou
 STREAM_CHUNK = 2000
 
 _SENTENCE_RANGE = {
-    "postgresql": "SELECT jsonb_path_query_array({column}, %s::jsonpath) FROM {table} WHERE id = %s",
+    "postgresql": _SENTENCES_AT["postgresql"],  # with a range: $[start to last]
     "sqlite": "SELECT json_group_array(value) FROM (SELECT value FROM {table} d, "
     "json_each(d.{column}) WHERE d.id = %s AND CAST(key AS INTEGER) >= %s "
     "AND CAST(key AS INTEGER) < %s ORDER BY CAST(key AS INTEGER))",
@@ -301,11 +304,10 @@ def stream_review_state(*, document_pair: DocumentPair, order: str = "") -> Iter
     """``review_state``'s JSON, piece by piece (``document_pair`` read without its files or
     sentences)."""
     dp = document_pair
-    if order not in ORDERS:
-        order = "likeliest" if dp.kind == DocumentPair.Kind.COMPARABLE else "document"
+    order = _order(dp, order)
     sizes = _sentence_counts(dp.pk)
-    head = {f: getattr(dp, f) for f in _PAIR_FIELDS} | {"project": dp.project_id}
-    yield _dumps({k: head[k] for k in ("id", "project", *_PAIR_FIELDS[1:])})[:-1]
+    head = {"id": dp.pk, "project": dp.project_id} | {f: getattr(dp, f) for f in _PAIR_FIELDS[1:]}
+    yield _dumps(head)[:-1]  # the object left open
     for side in SIDES:
         yield f',"{side}_sentences":['
         for start in range(0, sizes[side], STREAM_CHUNK * 5):
@@ -349,9 +351,5 @@ def _stream_rows(dp_id: int, beads: list[Bead], covered, counts) -> list[dict[st
         if not b.is_null:
             covered["source"].update(b.source)
             covered["target"].update(b.target)
-        rows.append({
-            **bead_brief(b),
-            "source_text": " ".join(text["source"][i] for i in b.source),
-            "target_text": " ".join(text["target"][j] for j in b.target),
-        })  # fmt: skip
+        rows.append(bead_row(b, text))
     return rows

@@ -141,10 +141,8 @@ def decisions_by_text(document_pair: DocumentPair) -> Decisions:
     """The decided beads not yet sent, keyed by the texts of their sentences (so a decision
     follows its sentences when indices move after a merge or split)."""
     dp = document_pair
-    return {
-        _texts(dp, b.source, b.target): b
-        for b in dp.beads.exclude(decision=Bead.Decision.PENDING).filter(pair__isnull=True)
-    }
+    sentences = {"source": dp.source_sentences, "target": dp.target_sentences}
+    return realign.decided_by_text(dp.beads.filter(pair__isnull=True), sentences)
 
 
 def _texts(dp: DocumentPair, src: Sequence[int], tgt: Sequence[int]):
@@ -258,11 +256,7 @@ def _edit_sentences(
         dp.save(update_fields=[f"{side}_sentences", f"{side}_blocks"])
         window = _local_window(dp, old, side, touched)
         if window is None:
-            keep = {
-                (tuple(old["source"][i] for i in b.source),
-                 tuple(old["target"][j] for j in b.target)): b
-                for b in dp.beads.exclude(decision=Bead.Decision.PENDING)
-            }  # fmt: skip
+            keep = realign.decided_by_text(dp.beads.all(), old)
             made = (realign.renumbered(b, side, touched, delta)
                     for b in dp.beads.filter(confidence__isnull=True))  # fmt: skip
             align_document_pair(document_pair=dp, keep=keep, hand=[h for h in made if h])
@@ -385,7 +379,7 @@ def send_to_annotation(
                 ids = _unique_external_ids(project, [r.external_id for r in rows], names)
                 rows = [r._replace(external_id=i) for r, i in zip(rows, ids, strict=True)]
                 keys = insert_pairs(project.pk, rows)
-                _point_beads_at([b.pk for b in kept], keys)
+                _set_beads("pair_id", [b.pk for b in kept], keys)
                 made += len(rows)
                 if progress:
                     progress(made + too_long, todo)
@@ -413,11 +407,6 @@ def _accepted_unsent(dp: DocumentPair):
             bead.document_pair = dp  # its sentences, read once
         yield batch
         after = (batch[-1].position, batch[-1].pk)
-
-
-def _point_beads_at(beads: Sequence[int], pairs: Sequence[int]) -> None:
-    """Bead ``beads[k]`` points at pair ``pairs[k]``."""
-    _set_beads("pair_id", beads, pairs)
 
 
 def _set_predicted(beads: Sequence[int], scores: Sequence[float]) -> None:

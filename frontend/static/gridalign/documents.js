@@ -281,21 +281,14 @@
     act("POST", "accept-above/", { threshold });
   });
 
-  const sendButton = document.querySelector("#send button");
   document.getElementById("send").addEventListener("submit", (event) => {
     event.preventDefault();
     const subcorpus = String(new FormData(event.target).get("subcorpus"));
-    const note = document.querySelector("[data-testid=send-result]");
-    sendButton.disabled = true;
-    act("POST", "send/", { subcorpus }, (job) => {
-      follow(job, note, "sending").then((result) => {
-        note.textContent = `${plural(result.pairs, "pair")} sent to annotation` + (result.too_long ? ` (${result.too_long} too long, left out)` : "");
-        return load(current);
-      }).catch((err) => {
-        note.textContent = "";
-        showError(err.message);
-      }).finally(() => { sendButton.disabled = false; });
-    }).finally(() => { if (!note.textContent.startsWith("sending")) sendButton.disabled = false; });
+    runJob("send/", { subcorpus }, document.querySelector("#send button"), "send-result", "sending", (result) => {
+      const tail = result.too_long ? ` (${result.too_long} too long, left out)` : "";
+      load(current);
+      return `${plural(result.pairs, "pair")} sent to annotation${tail}`;
+    });
   });
 
   document.querySelector("#order select").addEventListener("change", (event) => {
@@ -316,7 +309,22 @@
     return `learnt from ${result.decisions} decisions; ${plural(result.predicted, "pending bead")} scored`;
   }
 
-  // learning and sending are jobs (a long pair's take a while): followed until they end
+  // An action that answers a job (sending, learning: a long pair's take a while): its button
+  // held down and its progress in its note until the job ends, then the note says what
+  // ``done(result)`` returns.
+  function runJob(path, payload, button, noteId, doing, done) {
+    const note = document.querySelector(`[data-testid=${noteId}]`);
+    button.disabled = true;
+    act("POST", path, payload, (job) => {
+      follow(job, note, doing).then((result) => {
+        note.textContent = done(result);
+      }).catch((err) => {
+        note.textContent = "";
+        showError(err.message);
+      }).finally(() => { button.disabled = false; });
+    }).finally(() => { if (!note.textContent.startsWith(doing)) button.disabled = false; });
+  }
+
   async function follow(job, note, doing) {
     while (!job.finished) {
       note.textContent = `${doing}… ${job.progress}%`;
@@ -331,20 +339,13 @@
 
   const learnButton = document.getElementById("learn");
   learnButton.addEventListener("click", () => {
-    const note = document.querySelector("[data-testid=learn-result]");
-    learnButton.disabled = true;
-    act("POST", "learn/", undefined, (job) => {
-      follow(job, note, "learning").then((result) => {
-        note.textContent = learnt(result);
-        if (result.trained) {
-          order = "likeliest";
-          load(0);
-        }
-      }).catch((err) => {
-        note.textContent = "";
-        showError(err.message);
-      }).finally(() => { learnButton.disabled = false; });
-    }).finally(() => { if (!note.textContent.startsWith("learning")) learnButton.disabled = false; });
+    runJob("learn/", undefined, learnButton, "learn-result", "learning", (result) => {
+      if (result.trained) {
+        order = "likeliest";
+        load(0);
+      }
+      return learnt(result);
+    });
   });
 
   load(0);
