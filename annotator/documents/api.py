@@ -39,7 +39,7 @@ from annotator.common.schema import ERRORS, ID_LOOKUP
 from annotator.common.upload_fields import ChoiceField, refuse_large
 from annotator.documents import selectors, services, uploads
 from annotator.documents.reading import SPLIT_MODES, DocumentError
-from annotator.jobs.api import JOB_EXAMPLE, JobSerializer
+from annotator.jobs.api import JOB_EXAMPLE, JobSerializer, job_accepted
 from annotator.models import Bead, DocumentPair
 
 SIDES = ("source", "target")
@@ -443,7 +443,7 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
     def align(self, request, pk=None):
         dp = self.get_object_light()  # the job reads the documents, not this request
         job = services.start_align_job(project=dp.project, user=request.user, document_pairs=[dp])
-        return Response(_job_data(request, job), status=status.HTTP_202_ACCEPTED)
+        return job_accepted(request, job)
 
     @extend_schema(
         summary="Learn from the leads' decisions and score the pending beads (a job)",
@@ -461,7 +461,7 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
     def learn(self, request, pk=None):
         dp = self.get_object_light()
         job = services.start_learn_job(project=dp.project, user=request.user)
-        return Response(_job_data(request, job), status=status.HTTP_202_ACCEPTED)
+        return job_accepted(request, job)
 
     @extend_schema(
         summary="Send the accepted beads to annotation as pairs of a subcorpus (a job)",
@@ -485,4 +485,4 @@ class DocumentPairViewSet(viewsets.GenericViewSet):
             )
         except DocumentError as exc:
             raise BadInput(str(exc)) from None
-        return Response(_job_data(request, job), status=status.HTTP_202_ACCEPTED)
+        return job_accepted(request, job)
